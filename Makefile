@@ -1,0 +1,45 @@
+# Petrel build entry points. `make demo` and `make test` are the Quick start.
+SHELL := /bin/bash
+export GOFLAGS := -buildvcs=false
+
+# Every Go module in the repository (the runtime module and bench/, interop/, ...).
+MODULES := $(shell find . -name go.mod -not -path './.git/*' -not -path '*/testdata/*' -exec dirname {} \; | sort)
+# How long each fuzz target runs inside `make test`.
+FUZZTIME ?= 3s
+
+.PHONY: demo test check fmt vet rules unit fuzz-brief generate
+
+demo:
+	go run ./examples/echo
+
+test: check unit fuzz-brief
+
+check: fmt vet rules
+
+fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '/testdata/')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet: generate
+	@for m in $(MODULES); do echo "go vet $$m"; (cd $$m && go vet ./...) || exit 1; done
+
+rules:
+	@bash scripts/rules.sh
+
+# Code that tests generate at test time (peers' generated code, never committed).
+generate:
+	@for m in $(MODULES); do if [ -x $$m/generate.sh ]; then (cd $$m && ./generate.sh) || exit 1; fi; done
+
+unit: generate
+	@for m in $(MODULES); do echo "go test -race $$m"; (cd $$m && go test -race -count=1 -timeout 15m ./...) || exit 1; done
+
+# Runs every Fuzz target of every module briefly (its seed corpus runs in `unit` too).
+fuzz-brief:
+	@for m in $(MODULES); do \
+	  for p in $$(cd $$m && go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./...); do \
+	    for f in $$(cd $$m && go test -list '^Fuzz' $$p | grep '^Fuzz'); do \
+	      echo "fuzz $$p $$f ($(FUZZTIME))"; \
+	      (cd $$m && go test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$p) || exit 1; \
+	    done; \
+	  done; \
+	done

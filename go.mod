@@ -1,0 +1,8 @@
+module github.com/petrel-rpc/petrel
+
+go 1.26.0
+
+require (
+	go.uber.org/goleak v1.3.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+)
