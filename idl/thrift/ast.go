@@ -280,11 +280,14 @@ type Field struct {
 	// ID is the field id. Without an explicit id the parser assigns negative
 	// ids counting down from -1 in the order such fields appear, as Apache
 	// Thrift does.
-	ID          int
-	ExplicitID  bool
-	Name        string
-	Type        *Type
-	Required    Requiredness
+	ID         int
+	ExplicitID bool
+	Name       string
+	Type       *Type
+	Required   Requiredness
+	// Reference is set when the field was marked with '&' (a C++ reference
+	// hint; it does not change the wire format).
+	Reference   bool
 	Default     *ConstValue // nil if none
 	Annotations Annotations
 }

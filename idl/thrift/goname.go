@@ -34,7 +34,10 @@ func IsReservedMethodName(name string) bool { return reservedMethodNames[name] }
 // style. Words are split at underscores, dots and case changes
 // ("user_id", "userId", "UserID" all give "UserID"); each word gets a capital
 // first letter, and common initialisms (ID, URL, HTTP, JSON, API, UUID, IP,
-// RPC, ...) are written in capitals. Leading underscores, which would make
+// RPC, ...) are written in capitals. A name without lower-case letters
+// (SCREAMING_SNAKE_CASE, as constants and enum values are often written) has
+// its other words in title case ("MAX_ITEMS" gives "MaxItems", "USER_ID"
+// gives "UserID"); otherwise capitals are kept as written. Leading underscores, which would make
 // the name unexported, become a leading "X" ("_type" gives "XType");
 // trailing underscores are kept ("type_" gives "Type_"). An empty or
 // all-underscore name gives "X".
@@ -52,14 +55,19 @@ func GoName(name string) string {
 	if lead > 0 || len(name) == 0 {
 		b.WriteByte('X')
 	}
+	screaming := !hasLower(name)
 	for _, w := range splitWords(name[lead:trail]) {
 		up := strings.ToUpper(w)
 		if commonInitialisms[up] {
 			b.WriteString(up)
 			continue
 		}
-		b.WriteString(strings.ToUpper(w[:1]))
-		b.WriteString(w[1:])
+		b.WriteString(up[:1])
+		if screaming {
+			b.WriteString(strings.ToLower(w[1:]))
+		} else {
+			b.WriteString(w[1:])
+		}
 	}
 	if lead == len(name) {
 		// "_", "__": keep all but one underscore after the X so that
@@ -122,6 +130,15 @@ func splitWords(s string) []string {
 		words = append(words, s[start:])
 	}
 	return words
+}
+
+func hasLower(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isLower(s[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }

@@ -1,0 +1,708 @@
+package thrift
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// checker resolves names across all loaded files and runs the semantic
+// checks. Every error is collected; the caller sorts them.
+type checker struct {
+	files  []*File
+	errs   ErrorList
+	scopes map[*File]map[string]Decl
+	// badTypedefs and badConsts are members of reference cycles; checks that
+	// would follow them are skipped.
+	badTypedefs map[*Typedef]bool
+	badConsts   map[*Const]bool
+	// doneTypedefs and doneConsts were walked already by the cycle checks.
+	doneTypedefs map[*Typedef]bool
+	doneConsts   map[*Const]bool
+}
+
+func (c *checker) errorf(pos Pos, format string, args ...any) {
+	c.errs = append(c.errs, &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (c *checker) run() {
+	c.scopes = map[*File]map[string]Decl{}
+	c.badTypedefs = map[*Typedef]bool{}
+	c.badConsts = map[*Const]bool{}
+	c.doneTypedefs = map[*Typedef]bool{}
+	c.doneConsts = map[*Const]bool{}
+	for _, f := range c.files {
+		c.declare(f)
+	}
+	for _, f := range c.files {
+		c.resolveTypes(f)
+	}
+	for _, f := range c.files {
+		for _, td := range f.Typedefs {
+			c.typedefCycle(td, nil)
+		}
+	}
+	for _, f := range c.files {
+		c.resolveConstRefs(f)
+	}
+	for _, f := range c.files {
+		for _, k := range f.Consts {
+			c.constCycle(k, nil)
+		}
+	}
+	for _, f := range c.files {
+		c.checkFile(f)
+	}
+}
+
+// declare builds the file's scope and reports duplicate definitions and
+// definitions whose Go names clash.
+func (c *checker) declare(f *File) {
+	scope := map[string]Decl{}
+	goNames := map[string]Decl{}
+	for _, d := range f.Decls {
+		name := d.DeclName()
+		if prev, ok := scope[name]; ok {
+			c.errorf(d.DeclPos(), "%q is already defined at %v", name, prev.DeclPos())
+			continue
+		}
+		scope[name] = d
+		g := GoName(name)
+		if prev, ok := goNames[g]; ok {
+			c.errorf(d.DeclPos(), "%q and %q (%v) both map to Go name %s", name, prev.DeclName(), prev.DeclPos(), g)
+			continue
+		}
+		goNames[g] = d
+	}
+	c.scopes[f] = scope
+}
+
+// lookup finds a definition by a possibly qualified name (inc.Name) as seen
+// from file f. On failure it returns a message saying why.
+func (c *checker) lookup(f *File, name string) (Decl, string) {
+	if d, ok := c.scopes[f][name]; ok {
+		return d, ""
+	}
+	dot := strings.IndexByte(name, '.')
+	if dot < 0 {
+		return nil, "no definition " + strconv.Quote(name) + " in " + f.Path
+	}
+	// The include name may itself contain dots; try the longest first.
+	for i := strings.LastIndexByte(name, '.'); i > 0; i = strings.LastIndexByte(name[:i], '.') {
+		inc, ok := f.IncludeMap[name[:i]]
+		if !ok {
+			continue
+		}
+		rest := name[i+1:]
+		if d, ok := c.scopes[inc][rest]; ok {
+			return d, ""
+		}
+		return nil, inc.Path + " has no definition " + strconv.Quote(rest)
+	}
+	return nil, "no include named " + strconv.Quote(name[:dot])
+}
+
+func (c *checker) resolveTypes(f *File) {
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *Typedef:
+			c.resolveType(f, d.Type)
+		case *Const:
+			c.resolveType(f, d.Type)
+		case *Struct:
+			for _, fd := range d.Fields {
+				c.resolveType(f, fd.Type)
+			}
+		case *Service:
+			for _, fn := range d.Functions {
+				c.resolveType(f, fn.Result)
+				for _, a := range fn.Args {
+					c.resolveType(f, a.Type)
+				}
+				for _, e := range fn.Throws {
+					c.resolveType(f, e.Type)
+				}
+			}
+		}
+	}
+}
+
+func (c *checker) resolveType(f *File, t *Type) {
+	if t == nil {
+		return
+	}
+	switch t.Kind {
+	case TypeList, TypeSet:
+		c.resolveType(f, t.Elem)
+	case TypeMap:
+		c.resolveType(f, t.Key)
+		c.resolveType(f, t.Elem)
+	case TypeNamed:
+		d, why := c.lookup(f, t.Name)
+		if d == nil {
+			c.errorf(t.Pos, "unknown type %q: %s", t.Name, why)
+			return
+		}
+		switch d.(type) {
+		case *Typedef, *Enum, *Struct:
+			t.Ref = d
+		default:
+			c.errorf(t.Pos, "%q is a %s, not a type", t.Name, declKindName(d))
+		}
+	}
+}
+
+func declKindName(d Decl) string {
+	switch d := d.(type) {
+	case *Typedef:
+		return "typedef"
+	case *Const:
+		return "const"
+	case *Enum:
+		return "enum"
+	case *Struct:
+		return d.Kind.String()
+	case *Service:
+		return "service"
+	}
+	return "definition"
+}
+
+// typedefCycle reports a typedef that refers to itself, directly or through
+// other typedefs and containers.
+func (c *checker) typedefCycle(td *Typedef, path []*Typedef) bool {
+	for i, p := range path {
+		if p == td {
+			names := make([]string, 0, len(path)-i+1)
+			for _, q := range path[i:] {
+				names = append(names, q.Name)
+			}
+			names = append(names, td.Name)
+			if !c.badTypedefs[td] {
+				c.errorf(td.Pos, "typedef cycle: %s", strings.Join(names, " -> "))
+			}
+			for _, q := range path[i:] {
+				c.badTypedefs[q] = true
+			}
+			return true
+		}
+	}
+	if len(path) > 1000 || c.doneTypedefs[td] {
+		return false
+	}
+	defer func() { c.doneTypedefs[td] = true }()
+	path = append(path, td)
+	var walk func(t *Type) bool
+	walk = func(t *Type) bool {
+		if t == nil {
+			return false
+		}
+		if next, ok := t.Ref.(*Typedef); ok {
+			return c.typedefCycle(next, path)
+		}
+		return walk(t.Key) || walk(t.Elem)
+	}
+	return walk(td.Type)
+}
+
+// resolveConstRefs resolves identifiers in const values and field defaults.
+func (c *checker) resolveConstRefs(f *File) {
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *Const:
+			c.resolveValue(f, d.Value)
+		case *Struct:
+			for _, fd := range d.Fields {
+				c.resolveValue(f, fd.Default)
+			}
+		case *Service:
+			for _, fn := range d.Functions {
+				for _, a := range fn.Args {
+					c.resolveValue(f, a.Default)
+				}
+				for _, e := range fn.Throws {
+					c.resolveValue(f, e.Default)
+				}
+			}
+		}
+	}
+}
+
+func (c *checker) resolveValue(f *File, v *ConstValue) {
+	if v == nil {
+		return
+	}
+	switch v.Kind {
+	case ConstList:
+		for _, e := range v.List {
+			c.resolveValue(f, e)
+		}
+	case ConstMap:
+		for _, e := range v.Map {
+			c.resolveValue(f, e.Key)
+			c.resolveValue(f, e.Value)
+		}
+	case ConstIdent:
+		if d, _ := c.lookup(f, v.Ident); d != nil {
+			if k, ok := d.(*Const); ok {
+				v.Const = k
+				return
+			}
+			c.errorf(v.Pos, "%q is a %s, not a constant", v.Ident, declKindName(d))
+			return
+		}
+		dot := strings.LastIndexByte(v.Ident, '.')
+		if dot > 0 {
+			if d, _ := c.lookup(f, v.Ident[:dot]); d != nil {
+				e, ok := d.(*Enum)
+				if !ok {
+					c.errorf(v.Pos, "unknown constant %q: %q is a %s, not an enum", v.Ident, v.Ident[:dot], declKindName(d))
+					return
+				}
+				ev := e.Value(v.Ident[dot+1:])
+				if ev == nil {
+					c.errorf(v.Pos, "enum %s has no value %q", e.Name, v.Ident[dot+1:])
+					return
+				}
+				v.EnumValue = ev
+				return
+			}
+		}
+		_, why := c.lookup(f, v.Ident)
+		c.errorf(v.Pos, "unknown constant %q: %s", v.Ident, why)
+	}
+}
+
+// constCycle reports a const whose value refers back to itself.
+func (c *checker) constCycle(k *Const, path []*Const) {
+	for i, p := range path {
+		if p == k {
+			names := make([]string, 0, len(path)-i+1)
+			for _, q := range path[i:] {
+				names = append(names, q.Name)
+			}
+			names = append(names, k.Name)
+			if !c.badConsts[k] {
+				c.errorf(k.Pos, "constant cycle: %s", strings.Join(names, " -> "))
+			}
+			for _, q := range path[i:] {
+				c.badConsts[q] = true
+			}
+			return
+		}
+	}
+	if len(path) > 1000 || c.badConsts[k] || c.doneConsts[k] {
+		return
+	}
+	defer func() { c.doneConsts[k] = true }()
+	path = append(path, k)
+	var walk func(v *ConstValue)
+	walk = func(v *ConstValue) {
+		if v == nil {
+			return
+		}
+		if v.Const != nil {
+			c.constCycle(v.Const, path)
+		}
+		for _, e := range v.List {
+			walk(e)
+		}
+		for _, e := range v.Map {
+			walk(e.Key)
+			walk(e.Value)
+		}
+	}
+	walk(k.Value)
+}
+
+func (c *checker) checkFile(f *File) {
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *Const:
+			if !c.badConsts[d] && c.typeOK(d.Type) {
+				c.checkValue(d.Value, d.Type, fmt.Sprintf("value of const %q", d.Name), 0)
+			}
+		case *Enum:
+			c.checkEnum(d)
+		case *Struct:
+			c.checkFields(d.Fields, d.Kind.String()+" "+d.Name)
+			if d.Kind == StructKindUnion {
+				for _, fd := range d.Fields {
+					if fd.Required == Required {
+						c.errorf(fd.Pos, "union field %q cannot be required", fd.Name)
+					}
+				}
+			}
+		case *Service:
+			c.checkService(f, d)
+		}
+	}
+}
+
+// typeOK reports whether t and everything it contains resolved, with no
+// typedef cycle, so that values can be checked against it.
+func (c *checker) typeOK(t *Type) bool {
+	for i := 0; t != nil && i < 10000; i++ {
+		switch t.Kind {
+		case TypeNamed:
+			if t.Ref == nil {
+				return false
+			}
+			td, ok := t.Ref.(*Typedef)
+			if !ok {
+				return true
+			}
+			if c.badTypedefs[td] {
+				return false
+			}
+			t = td.Type
+		case TypeMap:
+			if !c.typeOK(t.Key) {
+				return false
+			}
+			t = t.Elem
+		case TypeList, TypeSet:
+			t = t.Elem
+		default:
+			return true
+		}
+	}
+	return t == nil
+}
+
+func (c *checker) checkEnum(e *Enum) {
+	names := map[string]*EnumValue{}
+	goNames := map[string]*EnumValue{}
+	values := map[int64]*EnumValue{}
+	for _, v := range e.Values {
+		if prev, ok := names[v.Name]; ok {
+			c.errorf(v.Pos, "duplicate value name %q in enum %s (first at line %d)", v.Name, e.Name, prev.Pos.Line)
+			continue
+		}
+		names[v.Name] = v
+		g := GoName(v.Name)
+		if prev, ok := goNames[g]; ok {
+			c.errorf(v.Pos, "enum values %q and %q (line %d) of enum %s both map to Go name %s", v.Name, prev.Name, prev.Pos.Line, e.Name, g)
+		} else {
+			goNames[g] = v
+		}
+		if prev, ok := values[v.Value]; ok {
+			c.errorf(v.Pos, "enum value %s = %d repeats the value of %s (line %d) in enum %s", v.Name, v.Value, prev.Name, prev.Pos.Line, e.Name)
+		} else {
+			values[v.Value] = v
+		}
+	}
+}
+
+// checkFields checks a field list: ids, names, Go names, defaults.
+// Argument and throws lists become fields of generated structs too, so the
+// same rules apply to them.
+func (c *checker) checkFields(fields []*Field, context string) {
+	ids := map[int]*Field{}
+	names := map[string]*Field{}
+	goNames := map[string]*Field{}
+	for _, fd := range fields {
+		if prev, ok := ids[fd.ID]; ok && fd.ExplicitID {
+			c.errorf(fd.Pos, "duplicate field id %d in %s: already used by field %q (line %d)", fd.ID, context, prev.Name, prev.Pos.Line)
+		} else {
+			ids[fd.ID] = fd
+		}
+		if prev, ok := names[fd.Name]; ok {
+			c.errorf(fd.Pos, "duplicate field name %q in %s (first at line %d)", fd.Name, context, prev.Pos.Line)
+			continue
+		}
+		names[fd.Name] = fd
+		g := GoName(fd.Name)
+		if prev, ok := goNames[g]; ok {
+			c.errorf(fd.Pos, "fields %q and %q (line %d) of %s both map to Go name %s", fd.Name, prev.Name, prev.Pos.Line, context, g)
+		} else {
+			goNames[g] = fd
+		}
+		if IsReservedMethodName(g) {
+			c.errorf(fd.Pos, "field %q of %s maps to Go name %s, which is a method of generated structs; rename it", fd.Name, context, g)
+		}
+		if fd.Default != nil && c.typeOK(fd.Type) {
+			c.checkValue(fd.Default, fd.Type, fmt.Sprintf("default value of field %q", fd.Name), 0)
+		}
+	}
+	// Each field Foo gets GetFoo and IsSetFoo methods; no field may be named
+	// like one of them.
+	for _, fd := range fields {
+		g := GoName(fd.Name)
+		for _, prefix := range []string{"Get", "IsSet"} {
+			if other, ok := goNames[prefix+g]; ok {
+				c.errorf(other.Pos, "field %q of %s maps to Go name %s, which is the %s method generated for field %q",
+					other.Name, context, prefix+g, prefix, fd.Name)
+			}
+		}
+	}
+}
+
+func (c *checker) checkService(f *File, s *Service) {
+	if s.Extends != "" {
+		d, why := c.lookup(f, s.Extends)
+		switch {
+		case d == nil:
+			c.errorf(s.ExtendsPos, "service %s extends unknown service %q: %s", s.Name, s.Extends, why)
+		case d.DeclKind() != DeclService:
+			c.errorf(s.ExtendsPos, "service %s extends %q, which is a %s, not a service", s.Name, s.Extends, declKindName(d))
+		default:
+			s.Base = d.(*Service)
+			seen := map[*Service]bool{s: true}
+			chain := []string{s.Name}
+			for b := s.Base; b != nil; b = b.Base {
+				chain = append(chain, b.Name)
+				if seen[b] {
+					c.errorf(s.ExtendsPos, "service inheritance cycle: %s", strings.Join(chain, " -> "))
+					s.Base = nil
+					break
+				}
+				seen[b] = true
+			}
+		}
+	}
+	names := map[string]*Function{}
+	goNames := map[string]*Function{}
+	for _, fn := range s.Functions {
+		if prev, ok := names[fn.Name]; ok {
+			c.errorf(fn.Pos, "duplicate function %q in service %s (first at line %d)", fn.Name, s.Name, prev.Pos.Line)
+			continue
+		}
+		names[fn.Name] = fn
+		g := GoName(fn.Name)
+		if prev, ok := goNames[g]; ok {
+			c.errorf(fn.Pos, "functions %q and %q (line %d) of service %s both map to Go name %s", fn.Name, prev.Name, prev.Pos.Line, s.Name, g)
+		} else {
+			goNames[g] = fn
+		}
+		for b, n := s.Base, 0; b != nil && n < 1000; b, n = b.Base, n+1 {
+			if bf := b.Function(fn.Name); bf != nil {
+				c.errorf(fn.Pos, "function %q of service %s is already defined in its base service %s at %v", fn.Name, s.Name, b.Name, bf.Pos)
+				break
+			}
+		}
+		if fn.Oneway && fn.Result != nil {
+			c.errorf(fn.Pos, "oneway function %q must return void, not %s", fn.Name, fn.Result)
+		}
+		if fn.Oneway && len(fn.Throws) > 0 {
+			c.errorf(fn.Throws[0].Pos, "oneway function %q cannot declare throws", fn.Name)
+		}
+		c.checkFields(fn.Args, "the arguments of "+s.Name+"."+fn.Name)
+		c.checkFields(fn.Throws, "the throws of "+s.Name+"."+fn.Name)
+		for _, e := range fn.Throws {
+			if !c.typeOK(e.Type) {
+				continue
+			}
+			if st := e.Type.Struct(); st == nil || st.Kind != StructKindException {
+				c.errorf(e.Type.Pos, "throws field %q of %s.%s has type %s, which is not an exception", e.Name, s.Name, fn.Name, e.Type)
+			}
+		}
+	}
+}
+
+var intRanges = map[TypeKind][2]int64{
+	TypeI8:  {math.MinInt8, math.MaxInt8},
+	TypeI16: {math.MinInt16, math.MaxInt16},
+	TypeI32: {math.MinInt32, math.MaxInt32},
+	TypeI64: {math.MinInt64, math.MaxInt64},
+}
+
+// describeValue names a value for messages: `string "abc"`, `list`, ...
+func describeValue(v *ConstValue) string {
+	switch v.Kind {
+	case ConstInt, ConstDouble, ConstBool:
+		return v.Kind.String() + " " + v.IDLString()
+	case ConstString:
+		s := v.String
+		if len(s) > 40 {
+			s = s[:40] + "..."
+		}
+		return "string " + strconv.Quote(s)
+	case ConstIdent:
+		return strconv.Quote(v.Ident)
+	}
+	return v.Kind.String()
+}
+
+const maxCheckDepth = 200
+
+// checkValue checks that v may be assigned to a field or const of type t.
+func (c *checker) checkValue(v *ConstValue, t *Type, ctx string, depth int) {
+	if v == nil || t == nil {
+		return
+	}
+	if depth > maxCheckDepth {
+		c.errorf(v.Pos, "%s: value nests too deeply", ctx)
+		return
+	}
+	rt := t.Resolved()
+	if v.Kind == ConstIdent {
+		switch {
+		case v.EnumValue != nil:
+			if e := t.Enum(); e != nil {
+				if v.EnumValue.Enum != e {
+					c.errorf(v.Pos, "%s: %s is a value of enum %s, not of %s", ctx, v.Ident, v.EnumValue.Enum.Name, e.Name)
+				}
+				return
+			}
+			if r, ok := intRanges[rt.Kind]; ok {
+				if n := v.EnumValue.Value; n < r[0] || n > r[1] {
+					c.errorf(v.Pos, "%s: %s = %d does not fit in %s", ctx, v.Ident, n, rt.Kind)
+				}
+				return
+			}
+			c.errorf(v.Pos, "%s: expected %s, found enum value %s", ctx, t, v.Ident)
+		case v.Const != nil:
+			if c.badConsts[v.Const] || !c.typeOK(v.Const.Type) {
+				return
+			}
+			if !assignable(v.Const.Type, t) {
+				// A constant of another integer type is fine if its value fits.
+				target := v.Target()
+				if _, ok := intRanges[rt.Kind]; ok && target != nil && target.Kind == ConstInt {
+					if _, ok := intRanges[v.Const.Type.Resolved().Kind]; ok {
+						c.checkValue(target, t, ctx, depth+1)
+						return
+					}
+				}
+				c.errorf(v.Pos, "%s: constant %s has type %s, which cannot be used as %s", ctx, v.Ident, v.Const.Type, t)
+			}
+		}
+		return
+	}
+	mismatch := func() {
+		c.errorf(v.Pos, "%s: expected %s, found %s", ctx, t, describeValue(v))
+	}
+	switch rt.Kind {
+	case TypeBool:
+		if v.Kind == ConstBool {
+			return
+		}
+		if v.Kind == ConstInt && (v.Int == 0 || v.Int == 1) {
+			return
+		}
+		mismatch()
+	case TypeI8, TypeI16, TypeI32, TypeI64:
+		if v.Kind != ConstInt && v.Kind != ConstBool {
+			mismatch()
+			return
+		}
+		r := intRanges[rt.Kind]
+		if v.Int < r[0] || v.Int > r[1] {
+			c.errorf(v.Pos, "%s: %d does not fit in %s (%d to %d)", ctx, v.Int, rt.Kind, r[0], r[1])
+		}
+	case TypeDouble:
+		if v.Kind != ConstInt && v.Kind != ConstDouble {
+			mismatch()
+		}
+	case TypeString, TypeBinary:
+		if v.Kind != ConstString {
+			mismatch()
+		}
+	case TypeUUID:
+		if v.Kind != ConstString {
+			mismatch()
+			return
+		}
+		if !validUUID(v.String) {
+			c.errorf(v.Pos, "%s: %q is not a UUID (expected 8-4-4-4-12 hexadecimal digits)", ctx, v.String)
+		}
+	case TypeList, TypeSet:
+		if v.Kind != ConstList {
+			mismatch()
+			return
+		}
+		for _, e := range v.List {
+			c.checkValue(e, rt.Elem, ctx, depth+1)
+		}
+	case TypeMap:
+		if v.Kind != ConstMap {
+			mismatch()
+			return
+		}
+		for _, e := range v.Map {
+			c.checkValue(e.Key, rt.Key, ctx, depth+1)
+			c.checkValue(e.Value, rt.Elem, ctx, depth+1)
+		}
+	case TypeNamed:
+		switch d := rt.Ref.(type) {
+		case *Enum:
+			if v.Kind != ConstInt {
+				mismatch()
+				return
+			}
+			for _, ev := range d.Values {
+				if ev.Value == v.Int {
+					return
+				}
+			}
+			c.errorf(v.Pos, "%s: %d is not a value of enum %s", ctx, v.Int, d.Name)
+		case *Struct:
+			if v.Kind != ConstMap {
+				mismatch()
+				return
+			}
+			for _, e := range v.Map {
+				if e.Key.Kind != ConstString {
+					c.errorf(e.Key.Pos, "%s: a %s constant needs field names as keys, found %s", ctx, d.Kind, describeValue(e.Key))
+					continue
+				}
+				fd := d.Field(e.Key.String)
+				if fd == nil {
+					c.errorf(e.Key.Pos, "%s: %s %s has no field %q", ctx, d.Kind, d.Name, e.Key.String)
+					continue
+				}
+				if c.typeOK(fd.Type) {
+					c.checkValue(e.Value, fd.Type, ctx, depth+1)
+				}
+			}
+		}
+	}
+}
+
+// assignable reports whether a constant declared with type from may be used
+// where type to is expected: the same type after following typedefs.
+func assignable(from, to *Type) bool {
+	from, to = from.Resolved(), to.Resolved()
+	if from == nil || to == nil {
+		return from == to
+	}
+	if from.Kind != to.Kind {
+		if from.Kind == TypeI8 || from.Kind == TypeI16 || from.Kind == TypeI32 || from.Kind == TypeI64 {
+			return false
+		}
+		return (from.Kind == TypeString && to.Kind == TypeBinary) || (from.Kind == TypeBinary && to.Kind == TypeString)
+	}
+	switch from.Kind {
+	case TypeList, TypeSet:
+		return assignable(from.Elem, to.Elem)
+	case TypeMap:
+		return assignable(from.Key, to.Key) && assignable(from.Elem, to.Elem)
+	case TypeNamed:
+		return from.Ref == to.Ref
+	}
+	return true
+}
+
+func validUUID(s string) bool {
+	if len(s) == 38 && s[0] == '{' && s[37] == '}' {
+		s = s[1:37]
+	}
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch i {
+		case 8, 13, 18, 23:
+			if s[i] != '-' {
+				return false
+			}
+		default:
+			if !isHex(s[i]) {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,169 @@
+package thrift
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// DefaultMaxDepth is the nesting limit for type expressions and constant
+// values used when ParseOptions.MaxDepth is 0.
+const DefaultMaxDepth = 64
+
+// ParseOptions configures [ParseFile] and [Parse]. The zero value is ready to
+// use.
+type ParseOptions struct {
+	// IncludeDirs are searched, in order, for an include that is not found
+	// relative to the including file (the -I flag of the compiler).
+	IncludeDirs []string
+	// ReadFile reads an IDL file. Nil means os.ReadFile. A not-found error
+	// must satisfy errors.Is(err, fs.ErrNotExist) for the search to go on to
+	// the next directory.
+	ReadFile func(path string) ([]byte, error)
+	// MaxDepth limits how deeply type expressions and constant values may
+	// nest (list<list<...>>, [[...]]). 0 means DefaultMaxDepth.
+	MaxDepth int
+}
+
+// ParseFile parses the IDL file at path and every file it includes (each
+// once), resolves every name, and runs the checks. On any problem it returns
+// an [ErrorList] holding every error found, sorted by position; syntax and
+// include errors stop the checks, so that one mistake does not cause many
+// messages.
+func ParseFile(path string, opts ParseOptions) (*File, error) {
+	ld := newLoader(opts)
+	p := filepath.Clean(path)
+	src, err := ld.read(p)
+	if err != nil {
+		return nil, ErrorList{{Pos: Pos{File: p}, Msg: "cannot read IDL file: " + err.Error(), Err: err}}
+	}
+	return ld.run(p, src)
+}
+
+// Parse is [ParseFile] for a main file held in memory; name is its path,
+// used in positions and to find its includes.
+func Parse(name string, src []byte, opts ParseOptions) (*File, error) {
+	ld := newLoader(opts)
+	return ld.run(filepath.Clean(name), src)
+}
+
+type loader struct {
+	opts  ParseOptions
+	files map[string]*File // by cleaned path
+	order []*File          // every file, the main file first
+	stack []*File          // files whose includes are being loaded
+	errs  ErrorList
+}
+
+func newLoader(opts ParseOptions) *loader {
+	if opts.ReadFile == nil {
+		opts.ReadFile = os.ReadFile
+	}
+	if opts.MaxDepth <= 0 {
+		opts.MaxDepth = DefaultMaxDepth
+	}
+	return &loader{opts: opts, files: map[string]*File{}}
+}
+
+func (ld *loader) read(path string) ([]byte, error) { return ld.opts.ReadFile(path) }
+
+func (ld *loader) run(path string, src []byte) (*File, error) {
+	main := ld.load(path, src)
+	if len(ld.errs) > 0 {
+		return nil, sortErrors(ld.errs)
+	}
+	c := &checker{files: ld.order}
+	c.run()
+	if len(c.errs) > 0 {
+		return nil, sortErrors(c.errs)
+	}
+	return main, nil
+}
+
+// load parses a file and, depth first, the files it includes.
+func (ld *loader) load(path string, src []byte) *File {
+	f, perr := parse(path, src, ld.opts.MaxDepth)
+	ld.files[path] = f
+	ld.order = append(ld.order, f)
+	if perr != nil {
+		ld.errs = append(ld.errs, perr)
+		return f
+	}
+	ld.stack = append(ld.stack, f)
+	defer func() { ld.stack = ld.stack[:len(ld.stack)-1] }()
+	for _, inc := range f.Includes {
+		if prev, ok := f.IncludeMap[inc.Name]; ok {
+			ld.errs = append(ld.errs, &Error{Pos: inc.Pos, Msg: "include name " + strconv.Quote(inc.Name) +
+				" is already used by the include of " + prev.Path})
+			continue
+		}
+		target, data, err := ld.find(f.Path, inc.Path)
+		if err != nil {
+			ld.errs = append(ld.errs, &Error{Pos: inc.Pos, Msg: err.Error(), Err: errors.Unwrap(err)})
+			continue
+		}
+		for i, s := range ld.stack {
+			if s.Path == target {
+				var chain []string
+				for _, t := range ld.stack[i:] {
+					chain = append(chain, t.Path)
+				}
+				chain = append(chain, target)
+				ld.errs = append(ld.errs, &Error{Pos: inc.Pos, Msg: "include cycle: " + strings.Join(chain, " -> ")})
+				target = ""
+				break
+			}
+		}
+		if target == "" {
+			continue
+		}
+		g, ok := ld.files[target]
+		if !ok {
+			g = ld.load(target, data)
+		}
+		inc.File = g
+		f.IncludeMap[inc.Name] = g
+	}
+	return f
+}
+
+// includeError says an include could not be read.
+type includeError struct {
+	msg   string
+	cause error
+}
+
+func (e *includeError) Error() string { return e.msg }
+func (e *includeError) Unwrap() error { return e.cause }
+
+// find locates an include: relative to the including file's directory, then
+// in each include directory. It returns the cleaned path and the contents
+// (nil if the file was loaded before).
+func (ld *loader) find(from, inc string) (string, []byte, error) {
+	var candidates []string
+	if filepath.IsAbs(inc) {
+		candidates = []string{filepath.Clean(inc)}
+	} else {
+		candidates = append(candidates, filepath.Join(filepath.Dir(from), inc))
+		for _, d := range ld.opts.IncludeDirs {
+			candidates = append(candidates, filepath.Join(d, inc))
+		}
+	}
+	for _, c := range candidates {
+		if _, ok := ld.files[c]; ok {
+			return c, nil, nil
+		}
+		data, err := ld.read(c)
+		if err == nil {
+			return c, data, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", nil, &includeError{msg: "cannot read include " + strconv.Quote(inc) + ": " + err.Error(), cause: err}
+		}
+	}
+	return "", nil, &includeError{msg: "include file " + strconv.Quote(inc) + " not found (looked in " +
+		strings.Join(candidates, ", ") + ")", cause: fs.ErrNotExist}
+}
