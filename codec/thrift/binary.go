@@ -493,6 +493,18 @@ func (BinaryProtocol) Skip(b []byte, t TType, maxDepth int) (int, error) {
 	return pos, nil
 }
 
+// SkipDepth skips a value that sits at nesting depth depth (the number of
+// structs and containers around it), so it may nest MaxDepth-depth levels
+// further. Generated readers use it for unknown fields.
+func (BinaryProtocol) SkipDepth(b []byte, t TType, depth int) (int, error) {
+	d := int(maxDepth.Load())
+	pos, err := binarySkip(b, 0, t, d-depth)
+	if err != nil {
+		return 0, skipError(err, pos, d)
+	}
+	return pos, nil
+}
+
 // binarySkip skips the value of type t at b[pos:] with depth levels of
 // nesting left. It returns the position after the value, or the position of
 // the failing part and the error.
