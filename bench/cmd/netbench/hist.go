@@ -1,0 +1,92 @@
+package main
+
+import "math/bits"
+
+// histogram counts latencies in nanoseconds in log-linear buckets: values
+// below 2*histSub are exact; above, each power of two is split into histSub
+// buckets, so a bucket's midpoint is within 1/(2*histSub) = 0.2% of any value
+// in it. It is not safe for concurrent use; each client connection owns one
+// and they are merged at the end.
+type histogram struct {
+	counts [histBuckets]uint64
+	total  uint64
+	max    uint64
+}
+
+const (
+	histSubBits = 7
+	histSub     = 1 << histSubBits // buckets per power of two
+	histMaxLog  = 44               // values up to 2^44 ns (about 4.9 hours)
+	histBuckets = (histMaxLog - histSubBits + 1) * histSub
+)
+
+func histIndex(v uint64) int {
+	shift := bits.Len64(v) - (histSubBits + 1)
+	if shift <= 0 {
+		return int(v)
+	}
+	if shift > histMaxLog-histSubBits-1 {
+		return histBuckets - 1
+	}
+	return shift*histSub + int(v>>uint(shift))
+}
+
+// histValue is the midpoint of bucket i.
+func histValue(i int) uint64 {
+	if i < 2*histSub {
+		return uint64(i)
+	}
+	shift := i/histSub - 1
+	sub := uint64(i - shift*histSub)
+	low := sub << uint(shift)
+	return low + (uint64(1)<<uint(shift))/2
+}
+
+func (h *histogram) record(ns int64) {
+	if ns < 0 {
+		ns = 0
+	}
+	v := uint64(ns)
+	h.counts[histIndex(v)]++
+	h.total++
+	if v > h.max {
+		h.max = v
+	}
+}
+
+func (h *histogram) merge(o *histogram) {
+	for i, c := range o.counts {
+		h.counts[i] += c
+	}
+	h.total += o.total
+	if o.max > h.max {
+		h.max = o.max
+	}
+}
+
+// quantile returns the latency in ns below or at which a fraction q of the
+// recorded values lie (0 when nothing was recorded).
+func (h *histogram) quantile(q float64) uint64 {
+	if h.total == 0 {
+		return 0
+	}
+	rank := uint64(q*float64(h.total) + 0.5)
+	if rank < 1 {
+		rank = 1
+	}
+	if rank > h.total {
+		rank = h.total
+	}
+	var seen uint64
+	for i, c := range h.counts {
+		seen += c
+		if seen >= rank {
+			v := histValue(i)
+			if v > h.max {
+				v = h.max
+			}
+			return v
+		}
+	}
+	return h.max
+}

@@ -1,0 +1,260 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The tests run netbench as a real program: with asMainEnv set, the test
+// binary is netbench (TestMain runs main's body), and so are the children it
+// starts, since they inherit the environment.
+const asMainEnv = "NETBENCH_TEST_AS_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asMainEnv) == "1" {
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+func TestHistogramQuantiles(t *testing.T) {
+	var h histogram
+	for v := int64(1); v <= 100000; v++ {
+		h.record(v * 1000) // 1us .. 100ms
+	}
+	for _, q := range []float64{0.5, 0.9, 0.99, 0.999} {
+		got := float64(h.quantile(q))
+		want := q * 100000 * 1000
+		if math.Abs(got-want)/want > 0.005 {
+			t.Errorf("quantile(%v) = %v, want %v within 0.5%%", q, got, want)
+		}
+	}
+	var empty histogram
+	if got := empty.quantile(0.99); got != 0 {
+		t.Errorf("empty quantile = %d, want 0", got)
+	}
+}
+
+func TestHistogramBuckets(t *testing.T) {
+	prev := -1
+	for v := uint64(0); v < 1<<44; v = v + 1 + v/97 {
+		i := histIndex(v)
+		if i < prev {
+			t.Fatalf("histIndex(%d) = %d < histIndex of a smaller value %d", v, i, prev)
+		}
+		if i >= histBuckets {
+			t.Fatalf("histIndex(%d) = %d out of range", v, i)
+		}
+		prev = i
+		if mid := histValue(i); v > 0 && math.Abs(float64(mid)-float64(v))/float64(v) > 1.0/histSub {
+			t.Fatalf("value %d in bucket %d with midpoint %d: error over 1/%d", v, i, mid, histSub)
+		}
+	}
+	if got := histIndex(math.MaxUint64); got != histBuckets-1 {
+		t.Errorf("histIndex(max) = %d, want the last bucket %d", got, histBuckets-1)
+	}
+	var a, b histogram
+	a.record(10)
+	b.record(-5) // clamped to 0
+	b.record(1e6)
+	a.merge(&b)
+	if a.total != 3 || a.max != 1e6 || a.quantile(1) != 1e6 || a.quantile(0) != 0 {
+		t.Errorf("merged histogram: total %d max %d q1 %d q0 %d", a.total, a.max, a.quantile(1), a.quantile(0))
+	}
+}
+
+func TestParsePerf(t *testing.T) {
+	out := "Events enabled\nEvents disabled\n3429112,,raw_syscalls:sys_enter,1002038544,100.00,,\n"
+	if n, err := parsePerf(out); err != nil || n != 3429112 {
+		t.Errorf("parsePerf = %d, %v; want 3429112", n, err)
+	}
+	for _, bad := range []string{"", "<not counted>,,raw_syscalls:sys_enter,0,100.00,,\n", "12,,cycles,1,100,,\n"} {
+		if n, err := parsePerf(bad); err == nil {
+			t.Errorf("parsePerf(%q) = %d, want an error", bad, n)
+		}
+	}
+}
+
+func TestCPUTime(t *testing.T) {
+	before, err := cpuTime(os.Getpid())
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	for end := time.Now().Add(150 * time.Millisecond); time.Now().Before(end); {
+	}
+	after, err := cpuTime(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := after - before; d < 50*time.Millisecond {
+		t.Errorf("150ms of spinning counted as %v of CPU", d)
+	}
+	if tck := clockTicks(); tck == 0 {
+		t.Error("clockTicks = 0")
+	}
+}
+
+func TestCompare(t *testing.T) {
+	in := `not json
+{"impl":"petrel","size":1024,"conns":100,"pipeline":1,"rate":0,"duration_s":10,"requests":100,"qps":200,"p50_us":1,"p99_us":10,"p999_us":20,"errors":0,"server_cpu_us_per_req":2,"syscalls_per_req":null}
+{"impl":"gonet","size":1024,"conns":100,"pipeline":1,"rate":0,"duration_s":10,"requests":100,"qps":100,"p50_us":1,"p99_us":40,"p999_us":20,"errors":1,"server_cpu_us_per_req":4,"syscalls_per_req":2}
+{"impl":"petrel","size":1024,"conns":100,"pipeline":1,"rate":0,"duration_s":10,"requests":100,"qps":300,"p50_us":1,"p99_us":30,"p999_us":20,"errors":0,"server_cpu_us_per_req":3,"syscalls_per_req":null}
+{"impl":"gonet","size":1024,"conns":100,"pipeline":1,"rate":0,"duration_s":10,"requests":100,"qps":100,"p50_us":1,"p99_us":40,"p999_us":20,"errors":0,"server_cpu_us_per_req":4,"syscalls_per_req":4}
+`
+	var out bytes.Buffer
+	if err := compare(strings.NewReader(in), &out, "petrel"); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	// petrel medians: qps 250, p99 20, cpu 2.5, syscalls null;
+	// gonet: qps 100, p99 40, cpu 4, syscalls 3; ratios 2.5, 0.5, 0.625, n/a.
+	for _, want := range []string{"petrel  2  250  20  2.5  null  0", "gonet  2  100  40  4  3  1", "petrel/gonet  2.500  0.500  0.625  n/a"} {
+		if !strings.Contains(strings.Join(strings.Fields(got), "  "), want) {
+			t.Errorf("compare output lacks %q:\n%s", want, got)
+		}
+	}
+	mixed := strings.Replace(in, `"conns":100,"pipeline":1,"rate":0,"duration_s":10,"requests":100,"qps":100,"p50_us":1,"p99_us":40,"p999_us":20,"errors":1`, `"conns":1,"pipeline":1,"rate":0,"duration_s":10,"requests":100,"qps":100,"p50_us":1,"p99_us":40,"p999_us":20,"errors":1`, 1)
+	if err := compare(strings.NewReader(mixed), &out, "petrel"); err == nil {
+		t.Error("compare accepted results of different configurations")
+	}
+	if err := compare(strings.NewReader("nothing\n"), &out, "petrel"); err == nil {
+		t.Error("compare accepted an input without results")
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, args := range [][]string{
+		{"-impl", "nosuch"}, {"-size", "7"}, {"-conns", "0"}, {"-pipeline", "0"},
+		{"-rate", "-1"}, {"-duration", "0s"}, {"-warmup", "-1s"},
+	} {
+		o, err := parseFlags(args, &bytes.Buffer{})
+		if err != nil {
+			t.Fatalf("parseFlags(%q): %v", args, err)
+		}
+		if err := o.validate(); err == nil {
+			t.Errorf("validate accepted %q", args)
+		}
+	}
+}
+
+// wantKeys are the keys of the result object, in order.
+var wantKeys = []string{"impl", "size", "conns", "pipeline", "rate", "duration_s", "requests", "qps",
+	"p50_us", "p99_us", "p999_us", "errors", "server_cpu_us_per_req", "syscalls_per_req"}
+
+// TestEndToEnd runs every implementation in a short measurement, closed
+// loop, pipelined and paced, and checks the JSON object it prints.
+func TestEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes and measures for seconds")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pin := "-pin=true"
+	if !canPin() {
+		pin = "-pin=false"
+	}
+	type run struct {
+		impl string
+		args []string
+	}
+	var runs []run
+	for _, impl := range implNames() {
+		runs = append(runs, run{impl, []string{"-conns", "4"}})
+	}
+	runs = append(runs,
+		run{"gonet", []string{"-conns", "2", "-pipeline", "8", "-size", "100"}},
+		run{"netpoll", []string{"-conns", "3", "-rate", "1500", "-pipeline", "2"}})
+	for _, r := range runs {
+		name := r.impl + strings.Join(r.args, "")
+		t.Run(name, func(t *testing.T) {
+			args := append([]string{"-impl", r.impl, "-warmup", "300ms", "-duration", "1s", "-json", pin}, r.args...)
+			cmd := exec.Command(exe, args...)
+			cmd.Env = append(os.Environ(), asMainEnv+"=1")
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("netbench %q: %v\nstderr:\n%s", args, err, stderr.String())
+			}
+			if strings.Count(stdout.String(), "\n") != 1 {
+				t.Fatalf("stdout is not one line:\n%s", stdout.String())
+			}
+			checkResult(t, stdout.Bytes(), r.impl)
+			if !strings.Contains(stderr.String(), "pinning verified") && pin == "-pin=true" {
+				t.Errorf("no pinning verification in the log:\n%s", stderr.String())
+			}
+		})
+	}
+}
+
+func checkResult(t *testing.T, b []byte, impl string) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not a JSON object: %s", b)
+	}
+	var keys []string
+	vals := map[string]any{}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k.(string))
+		vals[k.(string)] = v
+	}
+	if !slices.Equal(keys, wantKeys) {
+		t.Fatalf("keys %q, want %q", keys, wantKeys)
+	}
+	num := func(k string) float64 {
+		n, ok := vals[k].(json.Number)
+		if !ok {
+			t.Fatalf("%s = %v (%T), want a number", k, vals[k], vals[k])
+		}
+		f, _ := n.Float64()
+		return f
+	}
+	if vals["impl"] != impl {
+		t.Errorf("impl = %v, want %s", vals["impl"], impl)
+	}
+	for _, k := range []string{"size", "conns", "pipeline", "rate", "duration_s", "requests", "qps", "p50_us", "p99_us", "p999_us", "errors", "server_cpu_us_per_req"} {
+		if num(k) < 0 {
+			t.Errorf("%s = %v < 0", k, num(k))
+		}
+	}
+	if vals["syscalls_per_req"] != nil {
+		if num("syscalls_per_req") <= 0 {
+			t.Errorf("syscalls_per_req = %v, want > 0 or null", vals["syscalls_per_req"])
+		}
+	}
+	if num("errors") != 0 {
+		t.Errorf("errors = %v, want 0", num("errors"))
+	}
+	if num("requests") == 0 || num("qps") == 0 {
+		t.Errorf("no requests completed: %s", b)
+	}
+	if !(num("p50_us") > 0 && num("p50_us") <= num("p99_us") && num("p99_us") <= num("p999_us")) {
+		t.Errorf("percentiles out of order: %s", b)
+	}
+	if d := num("duration_s"); math.Abs(d-1) > 0.01 {
+		t.Errorf("duration_s = %v, want 1", d)
+	}
+}
+
+func canPin() bool {
+	return runtime.GOOS == "linux" && allowedCPUs() >= 2
+}

@@ -1,0 +1,405 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// result is the one JSON object netbench prints. The keys and their order
+// are part of the interface (bench/README.md describes each).
+type result struct {
+	Impl              string   `json:"impl"`
+	Size              int      `json:"size"`
+	Conns             int      `json:"conns"`
+	Pipeline          int      `json:"pipeline"`
+	Rate              float64  `json:"rate"`
+	DurationS         float64  `json:"duration_s"`
+	Requests          uint64   `json:"requests"`
+	QPS               float64  `json:"qps"`
+	P50US             float64  `json:"p50_us"`
+	P99US             float64  `json:"p99_us"`
+	P999US            float64  `json:"p999_us"`
+	Errors            uint64   `json:"errors"`
+	ServerCPUUSPerReq *float64 `json:"server_cpu_us_per_req"`
+	SyscallsPerReq    *float64 `json:"syscalls_per_req"`
+}
+
+// children tracks the processes the parent started so that every exit path
+// kills them (each leads its own process group).
+type children struct {
+	mu    sync.Mutex // guards pids
+	pids  []int      // guarded by mu
+	perfs []*perfCounter
+}
+
+func (c *children) add(pid int) {
+	c.mu.Lock()
+	c.pids = append(c.pids, pid)
+	c.mu.Unlock()
+}
+
+func (c *children) killAll() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, pid := range c.pids {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+	}
+	c.pids = nil
+}
+
+func childEnv() []string {
+	env := make([]string, 0, len(os.Environ())+1)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GOMAXPROCS=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "GOMAXPROCS=1")
+}
+
+// lineReader delivers the lines a child prints on a channel, so that the
+// parent can wait for them with a time limit.
+func lineReader(r io.Reader) <-chan string {
+	ch := make(chan string, 16)
+	go func() {
+		defer close(ch)
+		s := bufio.NewScanner(r)
+		s.Buffer(make([]byte, 64<<10), 1<<20)
+		for s.Scan() {
+			ch <- s.Text()
+		}
+	}()
+	return ch
+}
+
+// runParent runs one measurement: server child, client child, sampling of
+// the server around the window, and the result on stdout.
+func runParent(o *options, stdout, stderr io.Writer) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding this executable: %w", err)
+	}
+	serverCPU, clientCPU := -1, -1
+	if o.pin {
+		if o.serverCPU == o.clientCPU {
+			return fmt.Errorf("-server-cpu and -client-cpu are both %d", o.serverCPU)
+		}
+		serverCPU, clientCPU = o.serverCPU, o.clientCPU
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "netbench: "+format+"\n", args...) }
+
+	// Everything is bounded in time, and Ctrl-C ends the run; on every way
+	// out the children are killed.
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	limit := o.warmup + o.duration + ioGrace + 60*time.Second
+	ctx, cancelLimit := context.WithTimeoutCause(ctx, limit, fmt.Errorf("the run took longer than %v", limit))
+	defer cancelLimit()
+	var kids children
+	defer kids.killAll()
+
+	// The server.
+	srv := exec.Command(exe, "-role", "server", "-impl", o.impl, "-size", strconv.Itoa(o.size))
+	srv.Env = childEnv()
+	srv.Stderr = stderr
+	srv.SysProcAttr = childAttr()
+	srvIn, err := srv.StdinPipe()
+	if err != nil {
+		return err
+	}
+	srvOut, err := srv.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := startPinned(srv, serverCPU); err != nil {
+		return fmt.Errorf("starting the server: %w", err)
+	}
+	kids.add(srv.Process.Pid)
+	srvExited := make(chan error, 1)
+	go func() { srvExited <- srv.Wait() }()
+	srvPid := srv.Process.Pid
+	srvLines := lineReader(srvOut)
+
+	var addr string
+	select {
+	case line, ok := <-srvLines:
+		if !ok {
+			return errors.New("the server exited before printing its address")
+		}
+		if addr, err = readAddr(bufio.NewReader(strings.NewReader(line + "\n"))); err != nil {
+			return err
+		}
+	case <-time.After(10 * time.Second):
+		return errors.New("the server printed no address within 10s")
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+	go func() {
+		for range srvLines { // nothing more is expected; keep the pipe drained
+		}
+	}()
+	if err := probe(ctx, addr, o.size); err != nil {
+		return fmt.Errorf("the %s server at %s does not echo: %w", o.impl, addr, err)
+	}
+	logf("%s server pid %d at %s", o.impl, srvPid, addr)
+
+	var perf *perfCounter
+	if o.perf {
+		if perf, err = startPerf(srvPid); err != nil {
+			logf("perf unavailable, syscalls_per_req will be null: %v", err)
+			perf = nil
+		} else {
+			kids.add(perf.cmd.Process.Pid)
+		}
+	}
+
+	// The client.
+	cli := exec.Command(exe, "-role", "client", "-addr", addr, "-impl", o.impl,
+		"-size", strconv.Itoa(o.size), "-conns", strconv.Itoa(o.conns),
+		"-pipeline", strconv.Itoa(o.pipeline), "-rate", strconv.FormatFloat(o.rate, 'g', -1, 64),
+		"-warmup", o.warmup.String(), "-duration", o.duration.String())
+	cli.Env = childEnv()
+	cli.Stderr = stderr
+	cli.SysProcAttr = childAttr()
+	cliIn, err := cli.StdinPipe()
+	if err != nil {
+		return err
+	}
+	defer cliIn.Close()
+	cliOut, err := cli.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := startPinned(cli, clientCPU); err != nil {
+		return fmt.Errorf("starting the client: %w", err)
+	}
+	kids.add(cli.Process.Pid)
+	cliPid := cli.Process.Pid
+	cliExited := make(chan error, 1)
+	go func() { cliExited <- cli.Wait() }()
+	cliLines := lineReader(cliOut)
+
+	next := func(want string, within time.Duration) (string, error) {
+		t := time.NewTimer(within)
+		defer t.Stop()
+		select {
+		case line, ok := <-cliLines:
+			if !ok {
+				return "", fmt.Errorf("the client exited before %q", want)
+			}
+			if !strings.HasPrefix(line, want) {
+				return "", fmt.Errorf("the client printed %q, want %q", line, want)
+			}
+			return line, nil
+		case err := <-srvExited:
+			return "", fmt.Errorf("the server exited during the run: %v", err)
+		case <-t.C:
+			return "", fmt.Errorf("no %q from the client within %v", strings.TrimSpace(want), within)
+		case <-ctx.Done():
+			return "", context.Cause(ctx)
+		}
+	}
+	// Every thread of both children must be on its CPU. The client is
+	// checked at the window's start only: at its end it may have exited.
+	checkPins := func(when string, client bool) error {
+		if !o.pin {
+			return nil
+		}
+		ns, err := checkPinned(srvPid, serverCPU)
+		if err != nil {
+			return fmt.Errorf("server not pinned %s: %w", when, err)
+		}
+		if !client {
+			logf("pinning verified %s: server %d threads on CPU %d", when, ns, serverCPU)
+			return nil
+		}
+		nc, err := checkPinned(cliPid, clientCPU)
+		if err != nil {
+			return fmt.Errorf("client not pinned %s: %w", when, err)
+		}
+		logf("pinning verified %s: server %d threads on CPU %d, client %d threads on CPU %d", when, ns, serverCPU, nc, clientCPU)
+		return nil
+	}
+
+	if _, err := next(markStart, o.warmup+30*time.Second); err != nil {
+		return err
+	}
+	if perf != nil {
+		if err := perf.command("enable", 2*time.Second); err != nil {
+			logf("%v; syscalls_per_req will be null", err)
+			perf.kill()
+			perf = nil
+		}
+	}
+	cpu0, cpuErr := cpuTime(srvPid)
+	if err := checkPins("at window start", true); err != nil {
+		return err
+	}
+
+	if _, err := next(markEnd, o.duration+30*time.Second); err != nil {
+		return err
+	}
+	cpu1, err := cpuTime(srvPid)
+	if cpuErr == nil {
+		cpuErr = err
+	}
+	if perf != nil {
+		if err := perf.command("disable", 2*time.Second); err != nil {
+			logf("%v; syscalls_per_req will be null", err)
+			perf.kill()
+			perf = nil
+		}
+	}
+	if err := checkPins("at window end", false); err != nil {
+		return err
+	}
+
+	line, err := next(markResult, ioGrace+10*time.Second)
+	if err != nil {
+		return err
+	}
+	var cr clientResult
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(line, markResult)), &cr); err != nil {
+		return fmt.Errorf("parsing the client's result: %w", err)
+	}
+	select {
+	case err := <-cliExited:
+		if err != nil {
+			return fmt.Errorf("client: %w", err)
+		}
+	case <-time.After(5 * time.Second):
+		return errors.New("the client did not exit after its result")
+	}
+
+	var syscalls *uint64
+	if perf != nil {
+		n, err := perf.stop()
+		if err != nil {
+			logf("perf: %v; syscalls_per_req will be null", err)
+		} else {
+			syscalls = &n
+		}
+	}
+
+	// Stop the server politely, then for sure.
+	_ = srvIn.Close()
+	_ = srv.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-srvExited:
+	case <-time.After(5 * time.Second):
+		logf("the server did not exit on SIGTERM; killing it")
+	}
+
+	res := result{
+		Impl:      o.impl,
+		Size:      o.size,
+		Conns:     o.conns,
+		Pipeline:  o.pipeline,
+		Rate:      o.rate,
+		DurationS: round(float64(cr.WindowNS)/1e9, 3),
+		Requests:  cr.Requests,
+		P50US:     round(float64(cr.P50NS)/1e3, 2),
+		P99US:     round(float64(cr.P99NS)/1e3, 2),
+		P999US:    round(float64(cr.P999NS)/1e3, 2),
+		Errors:    cr.Errors,
+	}
+	if cr.WindowNS > 0 {
+		res.QPS = round(float64(cr.Requests)/(float64(cr.WindowNS)/1e9), 1)
+	}
+	if cpuErr != nil {
+		logf("server CPU time unavailable: %v", cpuErr)
+	} else if cr.Requests > 0 {
+		v := round(float64((cpu1-cpu0).Nanoseconds())/1e3/float64(cr.Requests), 4)
+		res.ServerCPUUSPerReq = &v
+	}
+	if syscalls != nil && cr.Requests > 0 {
+		v := round(float64(*syscalls)/float64(cr.Requests), 4)
+		res.SyscallsPerReq = &v
+	}
+	if o.rate > 0 {
+		logf("pacing lag (send time minus schedule): p50 %.1fus p99 %.1fus", float64(cr.LagP50NS)/1e3, float64(cr.LagP99NS)/1e3)
+	}
+	return printResult(stdout, &res, o.jsonOut)
+}
+
+func printResult(w io.Writer, r *result, asJSON bool) error {
+	if asJSON {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		return err
+	}
+	opt := func(p *float64) string {
+		if p == nil {
+			return "n/a"
+		}
+		return strconv.FormatFloat(*p, 'f', -1, 64)
+	}
+	_, err := fmt.Fprintf(w, "%s size=%d conns=%d pipeline=%d rate=%g: %d requests in %.3fs = %.0f/s, p50 %.1fus p99 %.1fus p99.9 %.1fus, %d errors, server %s us CPU and %s syscalls per request\n",
+		r.Impl, r.Size, r.Conns, r.Pipeline, r.Rate, r.Requests, r.DurationS, r.QPS,
+		r.P50US, r.P99US, r.P999US, r.Errors, opt(r.ServerCPUUSPerReq), opt(r.SyscallsPerReq))
+	return err
+}
+
+func round(v float64, places int) float64 {
+	p := math.Pow(10, float64(places))
+	return math.Round(v*p) / p
+}
+
+// probe waits until the server at addr accepts a connection and echoes one
+// message, for at most 5 seconds.
+func probe(ctx context.Context, addr string, size int) error {
+	deadline := time.Now().Add(5 * time.Second)
+	msg := make([]byte, size)
+	binary.LittleEndian.PutUint64(msg, 0x70726f6265) // "probe"
+	got := make([]byte, size)
+	var last error
+	for time.Now().Before(deadline) {
+		if err := ctx.Err(); err != nil {
+			return context.Cause(ctx)
+		}
+		last = func() error {
+			c, err := net.DialTimeout("tcp", addr, time.Second)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			if err := c.SetDeadline(time.Now().Add(2 * time.Second)); err != nil {
+				return err
+			}
+			if _, err := c.Write(msg); err != nil {
+				return err
+			}
+			if _, err := io.ReadFull(c, got); err != nil {
+				return err
+			}
+			if !bytes.Equal(got, msg) {
+				return errors.New("echoed bytes differ")
+			}
+			return nil
+		}()
+		if last == nil {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return last
+}

@@ -1,0 +1,94 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// startPinned starts cmd with every thread of the new process allowed only on
+// cpu (cpu < 0: not pinned).
+//
+// A Linux thread inherits the CPU affinity of the thread that creates it, and
+// execve keeps it. Go forks the child from the calling OS thread, so the
+// goroutine locks itself to its thread, narrows that thread's affinity to cpu,
+// starts the child and restores the affinity: the child's first thread, and so
+// every thread its Go runtime spawns later, starts pinned, with no window in
+// which a runtime thread could run elsewhere (which pinning the child after
+// start, or from its own main, would leave). The thread stays alive after
+// UnlockOSThread, which matters because Pdeathsig is tied to the thread that
+// forked.
+func startPinned(cmd *exec.Cmd, cpu int) error {
+	if cpu < 0 {
+		return cmd.Start()
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var orig, set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &orig); err != nil {
+		return fmt.Errorf("reading CPU affinity: %w", err)
+	}
+	if !orig.IsSet(cpu) {
+		return fmt.Errorf("CPU %d is not available to this process (run with -pin=false or choose -server-cpu/-client-cpu)", cpu)
+	}
+	set.Set(cpu)
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		return fmt.Errorf("pinning to CPU %d: %w", cpu, err)
+	}
+	startErr := cmd.Start()
+	if err := unix.SchedSetaffinity(0, &orig); err != nil && startErr == nil {
+		startErr = fmt.Errorf("restoring CPU affinity: %w", err)
+	}
+	return startErr
+}
+
+// checkPinned reads Cpus_allowed_list of every thread of pid and returns the
+// number of threads, or an error naming the first thread allowed elsewhere
+// than cpu.
+func checkPinned(pid, cpu int) (int, error) {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
+	if err != nil || len(tasks) == 0 {
+		return 0, fmt.Errorf("listing threads of pid %d: %v", pid, err)
+	}
+	want := strconv.Itoa(cpu)
+	n := 0
+	for _, path := range tasks {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue // the thread exited
+		}
+		n++
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+				if got := strings.TrimSpace(v); got != want {
+					return n, fmt.Errorf("thread %s of pid %d may run on CPUs %s, want %s", filepath.Base(filepath.Dir(path)), pid, got, want)
+				}
+			}
+		}
+	}
+	return n, nil
+}
+
+// childAttr puts a child in its own process group (so the parent can kill it
+// and everything it started) and kills it when the parent thread dies.
+func childAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// allowedCPUs is the number of CPUs this process may run on.
+func allowedCPUs() int {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return 0
+	}
+	return set.Count()
+}
