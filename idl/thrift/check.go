@@ -211,37 +211,43 @@ func (c *checker) resolveConstRefs(f *File) {
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *Const:
-			c.resolveValue(f, d.Value)
+			c.resolveValue(f, d.Value, fmt.Sprintf("value of const %q", d.Name))
 		case *Struct:
 			for _, fd := range d.Fields {
-				c.resolveValue(f, fd.Default)
+				if fd.Default != nil {
+					c.resolveValue(f, fd.Default, fmt.Sprintf("default value of field %q", fd.Name))
+				}
 			}
 		case *Service:
 			for _, fn := range d.Functions {
 				for _, a := range fn.Args {
-					c.resolveValue(f, a.Default)
+					if a.Default != nil {
+						c.resolveValue(f, a.Default, fmt.Sprintf("default value of argument %q", a.Name))
+					}
 				}
 				for _, e := range fn.Throws {
-					c.resolveValue(f, e.Default)
+					if e.Default != nil {
+						c.resolveValue(f, e.Default, fmt.Sprintf("default value of field %q", e.Name))
+					}
 				}
 			}
 		}
 	}
 }
 
-func (c *checker) resolveValue(f *File, v *ConstValue) {
-	if v == nil {
+func (c *checker) resolveValue(f *File, v *ConstValue, ctx string) {
+	if v == nil || (v.Kind != ConstIdent && v.Kind != ConstList && v.Kind != ConstMap) {
 		return
 	}
 	switch v.Kind {
 	case ConstList:
 		for _, e := range v.List {
-			c.resolveValue(f, e)
+			c.resolveValue(f, e, ctx)
 		}
 	case ConstMap:
 		for _, e := range v.Map {
-			c.resolveValue(f, e.Key)
-			c.resolveValue(f, e.Value)
+			c.resolveValue(f, e.Key, ctx)
+			c.resolveValue(f, e.Value, ctx)
 		}
 	case ConstIdent:
 		if d, _ := c.lookup(f, v.Ident); d != nil {
@@ -249,7 +255,7 @@ func (c *checker) resolveValue(f *File, v *ConstValue) {
 				v.Const = k
 				return
 			}
-			c.errorf(v.Pos, "%q is a %s, not a constant", v.Ident, declKindName(d))
+			c.errorf(v.Pos, "%s: %q is a %s, not a constant", ctx, v.Ident, declKindName(d))
 			return
 		}
 		dot := strings.LastIndexByte(v.Ident, '.')
@@ -257,12 +263,12 @@ func (c *checker) resolveValue(f *File, v *ConstValue) {
 			if d, _ := c.lookup(f, v.Ident[:dot]); d != nil {
 				e, ok := d.(*Enum)
 				if !ok {
-					c.errorf(v.Pos, "unknown constant %q: %q is a %s, not an enum", v.Ident, v.Ident[:dot], declKindName(d))
+					c.errorf(v.Pos, "%s: unknown constant %q: %q is a %s, not an enum", ctx, v.Ident, v.Ident[:dot], declKindName(d))
 					return
 				}
 				ev := e.Value(v.Ident[dot+1:])
 				if ev == nil {
-					c.errorf(v.Pos, "enum %s has no value %q", e.Name, v.Ident[dot+1:])
+					c.errorf(v.Pos, "%s: enum %s has no value %q", ctx, e.Name, v.Ident[dot+1:])
 					return
 				}
 				v.EnumValue = ev
@@ -270,7 +276,7 @@ func (c *checker) resolveValue(f *File, v *ConstValue) {
 			}
 		}
 		_, why := c.lookup(f, v.Ident)
-		c.errorf(v.Pos, "unknown constant %q: %s", v.Ident, why)
+		c.errorf(v.Pos, "%s: unknown constant %q: %s", ctx, v.Ident, why)
 	}
 }
 

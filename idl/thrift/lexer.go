@@ -1,6 +1,7 @@
 package thrift
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 )
@@ -156,7 +157,7 @@ func (l *lexer) peekByte(n int) byte {
 }
 
 func indexOf(b []byte, s string) int {
-	return strings.Index(string(b), s)
+	return bytes.Index(b, []byte(s))
 }
 
 // cleanDoc strips the decoration of a /** */ comment body: a leading '*' and

@@ -25,6 +25,14 @@ var keywords = map[string]bool{
 	"smalltalk.category": true, "smalltalk.prefix": true,
 }
 
+// definitionWords start a header or definition; met inside a body they mean
+// the body was not closed.
+var definitionWords = map[string]bool{
+	"include": true, "cpp_include": true, "namespace": true, "typedef": true,
+	"const": true, "enum": true, "struct": true, "union": true,
+	"exception": true, "service": true,
+}
+
 var baseTypes = map[string]TypeKind{
 	"bool": TypeBool, "byte": TypeI8, "i8": TypeI8, "i16": TypeI16, "i32": TypeI32,
 	"i64": TypeI64, "double": TypeDouble, "string": TypeString, "binary": TypeBinary,
@@ -267,6 +275,9 @@ func (p *parser) parseEnum(t token) *Enum {
 	p.expect("{", "to open enum "+name)
 	next := int64(0)
 	for !p.is("}") {
+		if p.tok.kind == tokEOF || (p.tok.kind == tokIdent && definitionWords[p.tok.text]) {
+			p.unexpected("'}' to close enum " + name)
+		}
 		vt := p.tok
 		vname, _ := p.name("enum value")
 		v := &EnumValue{Pos: vt.pos, Doc: vt.doc, Name: vname, Enum: e}
@@ -323,7 +334,7 @@ func (p *parser) parseFields(closing, context string) []*Field {
 	var fields []*Field
 	implicit := 0
 	for !p.is(closing) {
-		if p.tok.kind == tokEOF {
+		if p.tok.kind == tokEOF || (p.tok.kind == tokIdent && definitionWords[p.tok.text]) {
 			p.unexpected("'" + closing + "' to close " + context)
 		}
 		ft := p.tok
@@ -382,7 +393,7 @@ func (p *parser) parseService(t token) *Service {
 	}
 	p.expect("{", "to open service "+name)
 	for !p.is("}") {
-		if p.tok.kind == tokEOF {
+		if p.tok.kind == tokEOF || (p.tok.kind == tokIdent && definitionWords[p.tok.text]) {
 			p.unexpected("'}' to close service " + name)
 		}
 		s.Functions = append(s.Functions, p.parseFunction(s))

@@ -1,0 +1,1 @@
+const string S = "bad \q escape"

@@ -1,0 +1,1 @@
+const uuid U = "not-a-uuid"

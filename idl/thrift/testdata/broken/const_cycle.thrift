@@ -1,0 +1,2 @@
+const i32 X = Y
+const i32 Y = X

@@ -1,0 +1,3 @@
+struct S {
+  1: map<string, i32> m = [1, 2]
+}

@@ -1,0 +1,3 @@
+struct S {
+  1: i8 small = 128
+}

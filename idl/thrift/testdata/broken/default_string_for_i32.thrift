@@ -1,0 +1,3 @@
+struct S {
+  1: i32 count = "ten"
+}

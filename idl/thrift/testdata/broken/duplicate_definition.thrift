@@ -1,0 +1,3 @@
+struct Thing {}
+
+enum Thing { A }

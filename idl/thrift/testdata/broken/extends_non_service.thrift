@@ -1,0 +1,3 @@
+struct Base {}
+
+service S extends Base {}

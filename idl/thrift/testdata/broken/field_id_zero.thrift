@@ -1,0 +1,3 @@
+struct S {
+  0: i32 zero
+}

@@ -1,0 +1,4 @@
+struct S {
+  1: binary read
+  2: string name
+}

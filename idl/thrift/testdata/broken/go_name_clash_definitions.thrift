@@ -1,0 +1,2 @@
+struct user_info {}
+struct UserInfo {}

@@ -1,0 +1,4 @@
+struct S {
+  1: i32 foo_bar
+  2: i32 FooBar
+}

@@ -1,0 +1,2 @@
+namespace go x
+include "no/such/file.thrift"

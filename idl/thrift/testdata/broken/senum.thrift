@@ -1,0 +1,3 @@
+senum Old {
+  "a"
+}

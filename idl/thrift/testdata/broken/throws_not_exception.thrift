@@ -1,0 +1,5 @@
+struct NotAnException {}
+
+service S {
+  void f() throws (1: NotAnException e)
+}

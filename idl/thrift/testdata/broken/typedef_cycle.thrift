@@ -1,0 +1,2 @@
+typedef B A
+typedef list<A> B

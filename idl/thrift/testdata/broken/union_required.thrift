@@ -1,0 +1,3 @@
+union U {
+  1: required i32 a
+}

@@ -1,0 +1,3 @@
+struct S {
+  1: other.Thing t
+}

@@ -1,0 +1,5 @@
+include "../enums.thrift"
+
+struct S {
+  1: enums.Nope n
+}

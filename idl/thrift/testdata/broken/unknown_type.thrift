@@ -1,0 +1,4 @@
+struct S {
+  1: i32 a
+  2: Missing b
+}
