@@ -1,0 +1,329 @@
+package gen
+
+import (
+	"strings"
+
+	"github.com/petrel-rpc/petrel/idl/thrift"
+)
+
+// proto is the protocol a codec method is generated for.
+type proto struct{ compact bool }
+
+var (
+	binaryProto  = proto{}
+	compactProto = proto{compact: true}
+)
+
+// v returns the codec value of the protocol.
+func (pr proto) v() string {
+	if pr.compact {
+		return "thrift.Compact"
+	}
+	return "thrift.Binary"
+}
+
+// toPrim converts x (of t's Go type) to the Go type of its codec primitive.
+func (fg *fileGen) toPrim(t *thrift.Type, key bool, x string) string {
+	_, base := prim(kindOf(t, key))
+	if fg.goType(t, key) == base {
+		return x
+	}
+	return base + "(" + x + ")"
+}
+
+// fromPrim converts v (of the primitive's Go type) to t's Go type.
+func (fg *fileGen) fromPrim(t *thrift.Type, key bool, v string) string {
+	_, base := prim(kindOf(t, key))
+	gt := fg.goType(t, key)
+	if gt == base {
+		return v
+	}
+	return gt + "(" + v + ")"
+}
+
+// bulkPrim returns the primitive name ("I64", "I32", "Double") when a list of
+// elem can be written and read with the codec's bulk slice functions, and
+// the slice type.
+func (fg *fileGen) bulkPrim(pr proto, elem *thrift.Type) (string, string) {
+	gt := fg.goType(elem, false)
+	var name string
+	switch gt {
+	case "int64":
+		name = "I64"
+	case "int32":
+		name = "I32"
+	case "float64":
+		name = "Double"
+	default:
+		return "", ""
+	}
+	if pr.compact && !compactBulk[name] {
+		return "", ""
+	}
+	return name, "[]" + gt
+}
+
+// compactBulk lists the element types the compact codec has bulk slice
+// functions for.
+var compactBulk = map[string]bool{"I64": true, "I32": true, "Double": true}
+
+// asSlice converts container expression x of type t to plain slice type st
+// when t is a defined (typedef) type.
+func (fg *fileGen) asSlice(t *thrift.Type, x, st string) string {
+	if fg.goType(t, false) == st {
+		return x
+	}
+	return st + "(" + x + ")"
+}
+
+// ---- sizes ----
+
+// lenValue emits the statements that add the variable part of the encoded
+// size of x (of type t) to l, and returns the constant part.
+func (fg *fileGen) lenValue(pr proto, t *thrift.Type, key bool, x string) int {
+	k := kindOf(t, key)
+	if key && isContainerKind(k) {
+		return fg.lenValue(pr, t, false, "(*"+x+")")
+	}
+	if pr.compact {
+		if c := compactFixed(k); c > 0 {
+			return c
+		}
+	} else if c := binaryFixed(k); c > 0 {
+		return c
+	}
+	switch k {
+	case wI16, wI32, wI64:
+		name, _ := prim(k)
+		fg.p("l += thrift.Compact.%sLength(%s)", name, fg.toPrim(t, key, x))
+		return 0
+	case wString, wBinary:
+		if pr.compact {
+			name, _ := prim(k)
+			fg.p("l += thrift.Compact.%sLength(%s)", name, fg.toPrim(t, key, x))
+			return 0
+		}
+		fg.p("l += len(%s)", x)
+		return 4
+	case wStruct:
+		if pr.compact {
+			fg.p("l += %s.BLengthCompact()", x)
+		} else {
+			fg.p("l += %s.BLength()", x)
+		}
+		return 0
+	case wList, wSet:
+		r := t.Resolved()
+		ek := kindOf(r.Elem, false)
+		c := 5
+		if pr.compact {
+			c = 0
+			fg.p("l += thrift.Compact.ListBeginLength(len(%s))", x)
+		}
+		if f := fixedOf(pr, ek); f > 0 {
+			fg.p("l += len(%s) * %d", x, f)
+			return c
+		}
+		if name, st := fg.bulkPrim(pr, r.Elem); pr.compact && name != "" {
+			fg.p("l += thrift.Compact.%sSliceLength(%s)", name, fg.asSlice(t, x, st))
+			return c
+		}
+		v := fg.local("v")
+		var ec int
+		inner := fg.capture(func() { ec = fg.lenValue(pr, r.Elem, false, v) })
+		if ec > 0 {
+			fg.p("l += len(%s) * %d", x, ec)
+		}
+		fg.p("for _, %s := range %s {", v, x)
+		fg.buf.WriteString(inner)
+		fg.p("}")
+		return c
+	case wMap:
+		r := t.Resolved()
+		kk, vk := kindOf(r.Key, true), kindOf(r.Elem, false)
+		c := 6
+		if pr.compact {
+			c = 0
+			fg.p("l += thrift.Compact.MapBeginLength(len(%s))", x)
+		}
+		fk, fv := fixedOf(pr, kk), fixedOf(pr, vk)
+		if fk > 0 && fv > 0 {
+			fg.p("l += len(%s) * %d", x, fk+fv)
+			return c
+		}
+		kv, vv := fg.local("k"), fg.local("v")
+		var kc, vc int
+		kin := fg.capture(func() { kc = fg.lenValue(pr, r.Key, true, kv) })
+		vin := fg.capture(func() { vc = fg.lenValue(pr, r.Elem, false, vv) })
+		if kc+vc > 0 {
+			fg.p("l += len(%s) * %d", x, kc+vc)
+		}
+		if kin == "" {
+			kv = "_"
+		}
+		if vin == "" {
+			vv = "_"
+		}
+		if kv == "_" && vv == "_" {
+			return c
+		}
+		if vv == "_" {
+			fg.p("for %s := range %s {", kv, x)
+		} else {
+			fg.p("for %s, %s := range %s {", kv, vv, x)
+		}
+		fg.buf.WriteString(kin)
+		fg.buf.WriteString(vin)
+		fg.p("}")
+		return c
+	}
+	fg.g.fail(t.Pos, "cannot size type %s", t)
+	return 0
+}
+
+func fixedOf(pr proto, k wireKind) int {
+	if pr.compact {
+		return compactFixed(k)
+	}
+	return binaryFixed(k)
+}
+
+// ---- writing ----
+
+// writeValue emits the statements that write x (of type t) at b[off:].
+func (fg *fileGen) writeValue(pr proto, t *thrift.Type, key bool, x string) {
+	k := kindOf(t, key)
+	if key && isContainerKind(k) {
+		fg.writeValue(pr, t, false, "(*"+x+")")
+		return
+	}
+	V := pr.v()
+	switch k {
+	case wBool, wI8, wI16, wI32, wI64, wDouble, wUUID:
+		name, _ := prim(k)
+		fg.p("off += %s.Write%s(b[off:], %s)", V, name, fg.toPrim(t, key, x))
+	case wString, wBinary:
+		name, _ := prim(k)
+		if pr.compact {
+			fg.p("off += %s.Write%s(b[off:], %s)", V, name, fg.toPrim(t, key, x))
+		} else {
+			fg.p("off += %s.Write%sNocopy(b[off:], w, %s)", V, name, fg.toPrim(t, key, x))
+		}
+	case wStruct:
+		if pr.compact {
+			fg.p("off += %s.FastWriteCompact(b[off:])", x)
+		} else {
+			fg.p("off += %s.FastWriteNocopy(b[off:], w)", x)
+		}
+	case wList, wSet:
+		r := t.Resolved()
+		begin := "List"
+		if k == wSet {
+			begin = "Set"
+		}
+		fg.p("off += %s.Write%sBegin(b[off:], %s, len(%s))", V, begin, ttype(kindOf(r.Elem, false)), x)
+		if name, st := fg.bulkPrim(pr, r.Elem); name != "" {
+			fg.p("off += %s.Write%sSlice(b[off:], %s)", V, name, fg.asSlice(t, x, st))
+			return
+		}
+		v := fg.local("v")
+		fg.p("for _, %s := range %s {", v, x)
+		fg.writeValue(pr, r.Elem, false, v)
+		fg.p("}")
+	case wMap:
+		r := t.Resolved()
+		fg.p("off += %s.WriteMapBegin(b[off:], %s, %s, len(%s))", V, ttype(kindOf(r.Key, true)), ttype(kindOf(r.Elem, false)), x)
+		kv, vv := fg.local("k"), fg.local("v")
+		fg.p("for %s, %s := range %s {", kv, vv, x)
+		fg.writeValue(pr, r.Key, true, kv)
+		fg.writeValue(pr, r.Elem, false, vv)
+		fg.p("}")
+	default:
+		fg.g.fail(t.Pos, "cannot write type %s", t)
+	}
+}
+
+// ---- reading ----
+
+// readValue emits a block that reads a value of type t at b[off:] and
+// passes the Go expression holding it to set, which emits the assignment.
+// where names the value in error messages.
+func (fg *fileGen) readValue(pr proto, t *thrift.Type, key bool, where string, set func(string)) {
+	k := kindOf(t, key)
+	if key && isContainerKind(k) {
+		fg.readValue(pr, t, false, where, func(e string) { set("&" + e) })
+		return
+	}
+	V := pr.v()
+	switch k {
+	case wBool, wI8, wI16, wI32, wI64, wDouble, wUUID, wString, wBinary:
+		name, _ := prim(k)
+		v := fg.local("v")
+		fg.p("{")
+		fg.p("%s, n, err := %s.Read%s(b[off:])", v, V, name)
+		fg.p("if err != nil { return off, err }")
+		fg.p("off += n")
+		set(fg.fromPrim(t, key, v))
+		fg.p("}")
+	case wStruct:
+		v := fg.local("v")
+		fg.p("{")
+		fg.p("%s := %s()", v, fg.newFunc(structOf(t)))
+		if pr.compact {
+			fg.p("n, err := %s.FastReadDepthCompact(b[off:], depth+1)", v)
+		} else {
+			fg.p("n, err := %s.FastReadDepth(b[off:], depth+1)", v)
+		}
+		fg.p("if err != nil { return off, err }")
+		fg.p("off += n")
+		set(v)
+		fg.p("}")
+	case wList, wSet:
+		r := t.Resolved()
+		begin := "List"
+		if k == wSet {
+			begin = "Set"
+		}
+		et := ttype(kindOf(r.Elem, false))
+		l := fg.local("l")
+		fg.p("{")
+		fg.p("et, size, n, err := %s.Read%sBegin(b[off:])", V, begin)
+		fg.p("if err != nil { return off, err }")
+		fg.p("off += n")
+		fg.p("if size != 0 && et != %s { return off, %s }", et, errElemType(where, strings.ToLower(begin), "et", et))
+		fg.p("%s := make(%s, size)", l, fg.goType(t, key))
+		if name, st := fg.bulkPrim(pr, r.Elem); name != "" {
+			fg.p("n, err = %s.Read%sSlice(b[off:], %s)", V, name, fg.asSlice(t, l, st))
+			fg.p("if err != nil { return off, err }")
+			fg.p("off += n")
+		} else {
+			i := fg.local("i")
+			fg.p("for %s := range %s {", i, l)
+			fg.readValue(pr, r.Elem, false, where+" element", func(e string) { fg.p("%s[%s] = %s", l, i, e) })
+			fg.p("}")
+		}
+		set(l)
+		fg.p("}")
+	case wMap:
+		r := t.Resolved()
+		kt, vt := ttype(kindOf(r.Key, true)), ttype(kindOf(r.Elem, false))
+		m := fg.local("m")
+		fg.p("{")
+		fg.p("kt, vt, size, n, err := %s.ReadMapBegin(b[off:])", V)
+		fg.p("if err != nil { return off, err }")
+		fg.p("off += n")
+		fg.p("if size != 0 && kt != %s { return off, %s }", kt, errElemType(where, "map key", "kt", kt))
+		fg.p("if size != 0 && vt != %s { return off, %s }", vt, errElemType(where, "map value", "vt", vt))
+		fg.p("%s := make(%s, size)", m, fg.goType(t, key))
+		i, kv := fg.local("i"), fg.local("k")
+		fg.p("for %s := 0; %s < size; %s++ {", i, i, i)
+		fg.p("var %s %s", kv, fg.goType(r.Key, true))
+		fg.readValue(pr, r.Key, true, where+" key", func(e string) { fg.p("%s = %s", kv, e) })
+		fg.readValue(pr, r.Elem, false, where+" value", func(e string) { fg.p("%s[%s] = %s", m, kv, e) })
+		fg.p("}")
+		set(m)
+		fg.p("}")
+	default:
+		fg.g.fail(t.Pos, "cannot read type %s", t)
+	}
+}

@@ -1,0 +1,367 @@
+// Package gen turns parsed Thrift files (package idl/thrift) into Go source:
+// one Go package per Thrift file, with struct, enum, const, typedef and
+// service declarations, and for every struct a binary and a compact codec
+// (BLength/FastWrite/FastRead and their Compact twins) that calls the
+// runtime primitives of package codec/thrift.
+//
+// The generated code is glue: every byte-level decision is made by the
+// runtime. What the generator adds is what only the IDL knows: which fields
+// have a fixed wire size (summed into one constant at generation time),
+// which containers hold fixed-size elements (sized in O(1) and, for lists of
+// i32, i64 and double, written and read in bulk), and the shape of each
+// struct.
+//
+// [Generate] is the entry point; cmd/petrel is its command-line front end.
+package gen
+
+import (
+	"fmt"
+	"go/format"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/petrel-rpc/petrel/idl/thrift"
+)
+
+// CodecImportPath is the import path of the runtime package generated code
+// calls.
+const CodecImportPath = "github.com/petrel-rpc/petrel/codec/thrift"
+
+// Options control generation.
+type Options struct {
+	// Module is the Go import path of the output directory. Generated
+	// packages that refer to each other import Module + "/" + their
+	// directory. Required.
+	Module string
+	// KeepUnknown makes every struct keep the fields it does not know (their
+	// raw bytes, in unexported fields) when reading, and write them back
+	// unchanged. Without it unknown fields are skipped.
+	KeepUnknown bool
+}
+
+// File is one generated Go source file.
+type File struct {
+	// Path is relative to the output directory, slash-separated
+	// ("example/hello/hello.go").
+	Path string
+	// Content is gofmt-formatted Go source.
+	Content []byte
+}
+
+// Error is a generation failure tied to a place in the IDL.
+type Error struct {
+	Pos thrift.Pos
+	Msg string
+}
+
+// Error returns "file:line:col: message".
+func (e *Error) Error() string {
+	if e.Pos.File == "" {
+		return "gen: " + e.Msg
+	}
+	return e.Pos.String() + ": " + e.Msg
+}
+
+// Generate returns the Go files for f and for every file it includes,
+// directly or not, in a stable order.
+func Generate(f *thrift.File, opt Options) ([]File, error) {
+	if opt.Module == "" {
+		return nil, &Error{Msg: "Options.Module (the import path of the output directory) is empty"}
+	}
+	g := newGenerator(opt)
+	files := allFiles(f)
+	for _, tf := range files {
+		g.plan(tf)
+	}
+	for _, tf := range files {
+		g.nameDecls(tf)
+	}
+	var out []File
+	for _, tf := range files {
+		fg := g.newFileGen(tf)
+		src := fg.generate()
+		if g.err != nil {
+			return nil, g.err
+		}
+		formatted, err := format.Source(src)
+		if err != nil {
+			return nil, &Error{Pos: thrift.Pos{File: tf.Path}, Msg: fmt.Sprintf("generated Go does not parse (a generator bug): %v\n%s", err, numbered(src))}
+		}
+		out = append(out, File{Path: path.Join(fg.pkg.dir, goFileName(tf.Name)), Content: formatted})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	for i := 1; i < len(out); i++ {
+		if out[i].Path == out[i-1].Path {
+			return nil, &Error{Msg: fmt.Sprintf("two Thrift files generate the same Go file %s", out[i].Path)}
+		}
+	}
+	return out, nil
+}
+
+// numbered returns src with line numbers, for bug reports.
+func numbered(src []byte) string {
+	var b strings.Builder
+	for i, l := range strings.Split(string(src), "\n") {
+		fmt.Fprintf(&b, "%5d  %s\n", i+1, l)
+	}
+	return b.String()
+}
+
+// allFiles returns f and its transitive includes, includes first, each once.
+func allFiles(f *thrift.File) []*thrift.File {
+	var out []*thrift.File
+	seen := map[*thrift.File]bool{}
+	var walk func(*thrift.File)
+	walk = func(f *thrift.File) {
+		if f == nil || seen[f] {
+			return
+		}
+		seen[f] = true
+		for _, inc := range f.Includes {
+			walk(inc.File)
+		}
+		out = append(out, f)
+	}
+	walk(f)
+	return out
+}
+
+// pkgInfo says where a Thrift file's Go package goes.
+type pkgInfo struct {
+	dir        string // relative to the output directory, slash-separated
+	name       string // Go package name
+	importPath string
+}
+
+type generator struct {
+	opt  Options
+	pkgs map[*thrift.File]*pkgInfo
+	// names holds the Go identifier of every declaration (thrift.Decl), enum
+	// value (*thrift.EnumValue) and derived name, keyed by node.
+	names map[any]string
+	// scopes holds the identifiers taken in each Go package (by import path).
+	scopes map[string]map[string]bool
+	// synth holds the argument and result structs of service functions.
+	synth map[*thrift.Function]svcStructs
+	err   error
+}
+
+func newGenerator(opt Options) *generator {
+	return &generator{
+		opt:    opt,
+		pkgs:   map[*thrift.File]*pkgInfo{},
+		names:  map[any]string{},
+		scopes: map[string]map[string]bool{},
+		synth:  map[*thrift.Function]svcStructs{},
+	}
+}
+
+func (g *generator) fail(pos thrift.Pos, format string, args ...any) {
+	if g.err == nil {
+		g.err = &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
+	}
+}
+
+// plan decides the package of f: its go namespace ("a.b.c" goes to
+// directory a/b/c, package c), else its base name.
+func (g *generator) plan(f *thrift.File) {
+	ns := f.Namespace("go")
+	var segs []string
+	if ns != "" {
+		for _, s := range strings.FieldsFunc(ns, func(r rune) bool { return r == '.' || r == '/' }) {
+			segs = append(segs, sanitizeIdent(s))
+		}
+	}
+	if len(segs) == 0 {
+		segs = []string{sanitizeIdent(strings.ToLower(f.Name))}
+	}
+	name := segs[len(segs)-1]
+	if isGoKeyword(name) || name == "_" || name == "main" {
+		name += "_"
+	}
+	dir := strings.Join(segs, "/")
+	g.pkgs[f] = &pkgInfo{dir: dir, name: name, importPath: strings.TrimSuffix(g.opt.Module, "/") + "/" + dir}
+}
+
+// sanitizeIdent makes s a valid Go identifier by replacing what is not a
+// letter, digit or underscore, and prefixing a leading digit.
+func sanitizeIdent(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
+			b.WriteRune(r)
+		case r >= '0' && r <= '9':
+			if i == 0 {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() == 0 {
+		return "_"
+	}
+	return b.String()
+}
+
+var goKeywords = map[string]bool{
+	"break": true, "case": true, "chan": true, "const": true, "continue": true,
+	"default": true, "defer": true, "else": true, "fallthrough": true, "for": true,
+	"func": true, "go": true, "goto": true, "if": true, "import": true,
+	"interface": true, "map": true, "package": true, "range": true, "return": true,
+	"select": true, "struct": true, "switch": true, "type": true, "var": true,
+}
+
+func isGoKeyword(s string) bool { return goKeywords[s] }
+
+// goFileName returns the Go file name for a Thrift file's include name,
+// avoiding names Go would treat as test files or build-constrained.
+func goFileName(name string) string {
+	base := sanitizeIdent(name)
+	if i := strings.LastIndexByte(base, '_'); i >= 0 && specialSuffix[strings.ToLower(base[i+1:])] {
+		base += "_gen"
+	}
+	return base + ".go"
+}
+
+var specialSuffix = map[string]bool{
+	"test": true, "linux": true, "darwin": true, "windows": true, "freebsd": true,
+	"netbsd": true, "openbsd": true, "dragonfly": true, "solaris": true, "illumos": true,
+	"android": true, "ios": true, "js": true, "wasip1": true, "aix": true, "plan9": true,
+	"hurd": true, "zos": true, "amd64": true, "386": true, "arm": true, "arm64": true,
+	"wasm": true, "riscv64": true, "ppc64": true, "ppc64le": true, "mips": true,
+	"mipsle": true, "mips64": true, "mips64le": true, "s390x": true, "loong64": true,
+	"sparc64": true,
+}
+
+// claim takes name in package scope pkg, appending "_" until it is free.
+func (g *generator) claim(pkg, name string) string {
+	s := g.scopes[pkg]
+	if s == nil {
+		s = map[string]bool{}
+		g.scopes[pkg] = s
+	}
+	for s[name] || isGoKeyword(name) {
+		name += "_"
+	}
+	s[name] = true
+	return name
+}
+
+// nameDecls gives every declaration of f its Go identifier, and reserves
+// the identifiers generated beside it (constructors, enum members...).
+func (g *generator) nameDecls(f *thrift.File) {
+	pkg := g.pkgs[f].importPath
+	// Types first, so that they keep their natural names.
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *thrift.Struct, *thrift.Enum, *thrift.Typedef:
+			g.names[d] = g.claim(pkg, thrift.GoName(d.DeclName()))
+		}
+	}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *thrift.Const:
+			g.names[d] = g.claim(pkg, thrift.GoName(d.Name))
+		case *thrift.Enum:
+			en := g.names[d]
+			for _, v := range d.Values {
+				g.names[v] = g.claim(pkg, en+"_"+sanitizeIdent(v.Name))
+			}
+			g.names[key{d, "FromString"}] = g.claim(pkg, en+"FromString")
+		case *thrift.Struct:
+			g.names[key{d, "New"}] = g.claim(pkg, "New"+g.names[d])
+			g.nameFieldDefaults(pkg, d)
+		case *thrift.Service:
+			sn := thrift.GoName(d.Name)
+			g.names[d] = sn
+			g.names[key{d, "ServiceInfo"}] = g.claim(pkg, sn+"ServiceInfo")
+			for _, fn := range d.Functions {
+				m := sn + thrift.GoName(fn.Name)
+				ss := g.serviceStructs(fn)
+				g.names[ss.args] = g.claim(pkg, m+"Args")
+				g.names[key{ss.args, "New"}] = g.claim(pkg, "New"+g.names[ss.args])
+				g.nameFieldDefaults(pkg, ss.args)
+				if ss.result != nil {
+					g.names[ss.result] = g.claim(pkg, m+"Result")
+					g.names[key{ss.result, "New"}] = g.claim(pkg, "New"+g.names[ss.result])
+					g.nameFieldDefaults(pkg, ss.result)
+				}
+			}
+		}
+	}
+}
+
+// nameFieldDefaults names the <Struct>_<Field>_DEFAULT variables of s.
+func (g *generator) nameFieldDefaults(pkg string, s *thrift.Struct) {
+	for _, fl := range s.Fields {
+		if needsDefaultVar(s, fl) {
+			g.names[key{fl, "DEFAULT"}] = g.claim(pkg, g.names[s]+"_"+fieldGoName(s, fl)+"_DEFAULT")
+		}
+	}
+}
+
+// svcStructs are the argument and result structs of one service function.
+type svcStructs struct {
+	args   *thrift.Struct
+	result *thrift.Struct // nil for oneway functions
+}
+
+// serviceStructs returns (building once) the structs that carry the
+// arguments and the result of fn: <Service><Method>Args with the declared
+// arguments, and <Service><Method>Result with Success (id 0, absent for
+// void functions) and one optional field per declared exception.
+func (g *generator) serviceStructs(fn *thrift.Function) svcStructs {
+	if ss, ok := g.synth[fn]; ok {
+		return ss
+	}
+	f := fn.Service.File
+	ss := svcStructs{args: &thrift.Struct{
+		Pos:  fn.Pos,
+		Doc:  thrift.GoName(fn.Service.Name) + thrift.GoName(fn.Name) + "Args holds the arguments of " + fn.Service.Name + "." + fn.Name + ".",
+		Kind: thrift.StructKindStruct,
+		Name: fn.Service.Name + "_" + fn.Name + "_args",
+		File: f,
+	}}
+	ss.args.Fields = fn.Args
+	if !fn.Oneway {
+		ss.result = &thrift.Struct{
+			Pos:  fn.Pos,
+			Doc:  thrift.GoName(fn.Service.Name) + thrift.GoName(fn.Name) + "Result holds the result of " + fn.Service.Name + "." + fn.Name + ": Success or one of the declared exceptions.",
+			Kind: thrift.StructKindStruct,
+			Name: fn.Service.Name + "_" + fn.Name + "_result",
+			File: f,
+		}
+		if fn.Result != nil {
+			ss.result.Fields = append(ss.result.Fields, &thrift.Field{Pos: fn.Pos, ID: 0, ExplicitID: true, Name: "success", Type: fn.Result, Required: thrift.Optional})
+		}
+		for _, ex := range fn.Throws {
+			c := *ex
+			c.Required = thrift.Optional
+			ss.result.Fields = append(ss.result.Fields, &c)
+		}
+	}
+	g.synth[fn] = ss
+	return ss
+}
+
+// key names a derived identifier of a node.
+type key struct {
+	node any
+	what string
+}
+
+// needsDefaultVar reports whether field fl of s gets a package-level
+// <Struct>_<Field>_DEFAULT variable (what its getter returns when unset).
+func needsDefaultVar(s *thrift.Struct, fl *thrift.Field) bool {
+	return fieldOptional(s, fl) || isNilable(fl.Type)
+}
+
+// fieldOptional reports whether the field is optional (union fields always
+// are).
+func fieldOptional(s *thrift.Struct, fl *thrift.Field) bool {
+	return s.Kind == thrift.StructKindUnion || fl.Required == thrift.Optional
+}

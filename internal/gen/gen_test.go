@@ -1,0 +1,264 @@
+package gen_test
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/petrel-rpc/petrel/idl/thrift"
+	"github.com/petrel-rpc/petrel/internal/gen"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// idlTestdata holds the parser's fixtures, which the generator reuses.
+const idlTestdata = "../../idl/thrift/testdata"
+
+// goldenModule is the import path the golden outputs are generated for.
+const goldenModule = "example.com/gen"
+
+type fixture struct {
+	name        string // golden file name, without extension
+	path        string
+	includeDirs []string
+	opt         gen.Options
+}
+
+// fixtures returns every good .thrift file of the parser's testdata (all
+// but broken/) and the generator's own, each generated once plainly; the
+// behaviour fixture is also generated with KeepUnknown.
+func fixtures(t *testing.T) []fixture {
+	t.Helper()
+	var out []fixture
+	incdir := filepath.Join(idlTestdata, "includes", "incdir")
+	err := filepath.WalkDir(idlTestdata, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "broken" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".thrift") {
+			return nil
+		}
+		rel, _ := filepath.Rel(idlTestdata, p)
+		name := strings.TrimSuffix(filepath.ToSlash(rel), ".thrift")
+		out = append(out, fixture{
+			name:        "idl_" + strings.ReplaceAll(name, "/", "_"),
+			path:        p,
+			includeDirs: []string{incdir},
+			opt:         gen.Options{Module: goldenModule},
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) < 10 {
+		t.Fatalf("found only %d fixtures under %s", len(out), idlTestdata)
+	}
+	out = append(out,
+		fixture{name: "behavior", path: "testdata/behavior.thrift", opt: gen.Options{Module: goldenModule}},
+		fixture{name: "behavior_keep_unknown", path: "testdata/behavior.thrift", opt: gen.Options{Module: goldenModule, KeepUnknown: true}},
+	)
+	return out
+}
+
+func generate(t *testing.T, fx fixture) []gen.File {
+	t.Helper()
+	f, err := thrift.ParseFile(fx.path, thrift.ParseOptions{IncludeDirs: fx.includeDirs})
+	if err != nil {
+		t.Fatalf("ParseFile(%s): %v", fx.path, err)
+	}
+	files, err := gen.Generate(f, fx.opt)
+	if err != nil {
+		t.Fatalf("Generate(%s): %v", fx.path, err)
+	}
+	return files
+}
+
+// joinFiles puts generated files into one text, each after a "-- path --"
+// line.
+func joinFiles(files []gen.File) []byte {
+	var b bytes.Buffer
+	for _, f := range files {
+		b.WriteString("-- " + f.Path + " --\n")
+		b.Write(f.Content)
+	}
+	return b.Bytes()
+}
+
+// TestGolden compares the output for every fixture with
+// testdata/golden/<fixture>.golden; go test -update rewrites them.
+func TestGolden(t *testing.T) {
+	for _, fx := range fixtures(t) {
+		t.Run(fx.name, func(t *testing.T) {
+			got := joinFiles(generate(t, fx))
+			golden := filepath.Join("testdata", "golden", fx.name+".golden")
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("output differs from %s (run go test -update and review the diff):\n%s", golden, firstDiff(string(want), string(got)))
+			}
+		})
+	}
+}
+
+// TestDeterministic checks that generating twice gives the same bytes.
+func TestDeterministic(t *testing.T) {
+	for _, fx := range fixtures(t) {
+		a, b := joinFiles(generate(t, fx)), joinFiles(generate(t, fx))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s: two runs differ:\n%s", fx.name, firstDiff(string(a), string(b)))
+		}
+	}
+}
+
+func firstDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return "line " + strconv.Itoa(i+1) + ":\n want: " + wl + "\n  got: " + gl
+		}
+	}
+	return ""
+}
+
+func parseString(t *testing.T, src string) *thrift.File {
+	t.Helper()
+	f, err := thrift.Parse("test.thrift", []byte(src), thrift.ParseOptions{})
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	return f
+}
+
+func TestGenerateNeedsModule(t *testing.T) {
+	f := parseString(t, "struct A { 1: i32 x }")
+	_, err := gen.Generate(f, gen.Options{})
+	var ge *gen.Error
+	if !errors.As(err, &ge) || !strings.Contains(err.Error(), "Module") {
+		t.Fatalf("Generate without Module: err = %v, want a *gen.Error about Module", err)
+	}
+}
+
+func TestPlacement(t *testing.T) {
+	cases := []struct {
+		src, wantPath, wantPkg string
+	}{
+		{"namespace go example.hello\nstruct A { 1: i32 x }", "example/hello/test.go", "package hello"},
+		{"struct A { 1: i32 x }", "test/test.go", "package test"},
+		{"namespace go a.type\nstruct A { 1: i32 x }", "a/type/test.go", "package type_"},
+		{"namespace * star.pkg\nstruct A { 1: i32 x }", "star/pkg/test.go", "package pkg"},
+	}
+	for _, c := range cases {
+		files, err := gen.Generate(parseString(t, c.src), gen.Options{Module: "m.example/out"})
+		if err != nil {
+			t.Fatalf("%q: %v", c.src, err)
+		}
+		if len(files) != 1 || files[0].Path != c.wantPath {
+			t.Fatalf("%q: files %v, want one at %s", c.src, paths(files), c.wantPath)
+		}
+		src := string(files[0].Content)
+		if !strings.HasPrefix(src, "// Code generated by petrel. DO NOT EDIT.\n") {
+			t.Errorf("%q: missing the generated-code header", c.src)
+		}
+		if !strings.Contains(src, "\n"+c.wantPkg+"\n") {
+			t.Errorf("%q: want %q in:\n%s", c.src, c.wantPkg, src[:200])
+		}
+	}
+}
+
+func paths(files []gen.File) []string {
+	var out []string
+	for _, f := range files {
+		out = append(out, f.Path)
+	}
+	return out
+}
+
+// TestFixedSizeConstant checks the precomputation: a struct of fixed-size
+// fields has a BLength that is one constant, and lists of fixed-size
+// elements are sized without a loop and written in bulk.
+func TestFixedSizeConstant(t *testing.T) {
+	files := generate(t, fixture{path: "testdata/behavior.thrift", opt: gen.Options{Module: goldenModule}})
+	src := string(files[0].Content)
+	fixed := funcBody(t, src, "func (p *Fixed) BLength() int {")
+	// 7 headers (21) + 1+1+2+4+8+8+16 (40) + stop (1) = 62.
+	if !strings.Contains(fixed, "l := 62\n") || strings.Count(fixed, "l +=") != 0 {
+		t.Errorf("Fixed.BLength is not one constant:\n%s", fixed)
+	}
+	bulk := funcBody(t, src, "func (p *Bulk) BLength() int {")
+	if strings.Contains(bulk, "for ") {
+		t.Errorf("Bulk.BLength loops over fixed-size elements:\n%s", bulk)
+	}
+	for _, want := range []string{"len(p.I64s) * 8", "len(p.I32s) * 4", "len(p.Doubles) * 8", "len(p.I16s) * 2", "len(p.Scores) * 12"} {
+		if !strings.Contains(bulk, want) {
+			t.Errorf("Bulk.BLength lacks %q:\n%s", want, bulk)
+		}
+	}
+	w := funcBody(t, src, "func (p *Bulk) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {")
+	for _, want := range []string{"WriteI64Slice(b[off:], p.I64s)", "WriteI32Slice(b[off:], p.I32s)", "WriteDoubleSlice(b[off:], p.Doubles)"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("Bulk.FastWriteNocopy lacks %q", want)
+		}
+	}
+	r := funcBody(t, src, "func (p *Bulk) FastReadDepth(b []byte, depth int) (int, error) {")
+	for _, want := range []string{"ReadI64Slice(", "ReadI32Slice(", "ReadDoubleSlice("} {
+		if !strings.Contains(r, want) {
+			t.Errorf("Bulk.FastReadDepth lacks %q", want)
+		}
+	}
+}
+
+// funcBody returns the text of the function starting with header.
+func funcBody(t *testing.T, src, header string) string {
+	t.Helper()
+	i := strings.Index(src, header)
+	if i < 0 {
+		t.Fatalf("no %q in the output", header)
+	}
+	j := strings.Index(src[i:], "\n}\n")
+	return src[i : i+j+3]
+}
+
+func TestMapKeyPointers(t *testing.T) {
+	f := parseString(t, `namespace go k
+struct P { 1: i32 x }
+struct S {
+  1: map<list<string>, i32> byList
+  2: map<P, string> byStruct
+  3: map<binary, i32> byBinary
+}`)
+	files, err := gen.Generate(f, gen.Options{Module: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(files[0].Content)
+	for _, want := range []string{"map[*[]string]int32", "map[*P]string", "map[string]int32"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,211 @@
+package gen
+
+import (
+	"strconv"
+
+	"github.com/petrel-rpc/petrel/idl/thrift"
+)
+
+// Code fragments for the checks generated readers make. They call the
+// codec so that error messages and limits live in one place.
+
+// depthCheck is the first statement of FastReadDepth: the struct at depth
+// (1 for the outermost) must not nest deeper than the codec's MaxDepth.
+func depthCheck() string {
+	return "if err := thrift.CheckDepth(depth); err != nil { return 0, err }"
+}
+
+// errMissing returns the error expression for a required field absent from
+// the input.
+func errMissing(structName, field string) string {
+	return "thrift.MissingRequiredError(" + strconv.Quote(structName) + ", " + strconv.Quote(field) + ")"
+}
+
+// errElemType returns the error expression for a container whose declared
+// element type (in variable got) is not want.
+func errElemType(where, what, got, want string) string {
+	return "thrift.ElemTypeError(" + strconv.Quote(where+" ("+what+")") + ", " + got + ", " + want + ")"
+}
+
+// genBinaryCodec writes BLength, FastWrite, FastWriteNocopy, FastRead and
+// FastReadDepth.
+func (fg *fileGen) genBinaryCodec(s *thrift.Struct) {
+	name := fg.g.names[s]
+	pr := binaryProto
+	fields := writeOrder(s)
+
+	// BLength: one constant for every fixed-size part, code for the rest.
+	c := 1 // field stop
+	body := fg.capture(func() {
+		for _, fl := range fields {
+			k := kindOf(fl.Type, false)
+			_ = k
+			if !fieldOptional(s, fl) {
+				c += 3 + fg.lenValue(pr, fl.Type, false, fieldValue(s, fl))
+				continue
+			}
+			var vc int
+			inner := fg.capture(func() { vc = fg.lenValue(pr, fl.Type, false, fieldValue(s, fl)) })
+			fg.p("if p.%s != nil {", fieldGoName(s, fl))
+			fg.p("l += %d", 3+vc)
+			fg.buf.WriteString(inner)
+			fg.p("}")
+		}
+		if fg.g.opt.KeepUnknown {
+			fg.p("l += len(p._unknownFields)")
+		}
+	})
+	fg.p("// BLength returns the size of p in the binary protocol.")
+	fg.p("func (p *%s) BLength() int {", name)
+	fg.p("if p == nil { return 1 }")
+	fg.p("l := %d", c)
+	fg.buf.WriteString(body)
+	fg.p("return l")
+	fg.p("}")
+	fg.p("")
+
+	fg.p("// FastWrite writes p in the binary protocol at b[0:], which holds at least")
+	fg.p("// p.BLength() bytes, and returns the bytes written.")
+	fg.p("func (p *%s) FastWrite(b []byte) int { return p.FastWriteNocopy(b, nil) }", name)
+	fg.p("")
+	fg.p("// FastWriteNocopy is FastWrite that hands large strings and binaries to w")
+	fg.p("// by reference (w may be nil).")
+	fg.p("func (p *%s) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {", name)
+	fg.p("if p == nil { return thrift.Binary.WriteFieldStop(b) }")
+	fg.p("off := 0")
+	for _, fl := range fields {
+		k := kindOf(fl.Type, false)
+		opt := fieldOptional(s, fl)
+		if opt {
+			fg.p("if p.%s != nil {", fieldGoName(s, fl))
+		}
+		fg.p("off += thrift.Binary.WriteFieldBegin(b[off:], %s, %d)", ttype(k), fl.ID)
+		fg.writeValue(pr, fl.Type, false, fieldValue(s, fl))
+		if opt {
+			fg.p("}")
+		}
+	}
+	if fg.g.opt.KeepUnknown {
+		fg.p("off += copy(b[off:], p._unknownFields)")
+	}
+	fg.p("off += thrift.Binary.WriteFieldStop(b[off:])")
+	fg.p("return off")
+	fg.p("}")
+	fg.p("")
+
+	fg.genRead(s, pr)
+}
+
+// genRead writes FastRead and FastReadDepth (or their compact twins).
+func (fg *fileGen) genRead(s *thrift.Struct, pr proto) {
+	name := fg.g.names[s]
+	suffix := ""
+	protoName := "binary"
+	if pr.compact {
+		suffix = "Compact"
+		protoName = "compact"
+	}
+	fg.p("// FastRead%s reads p in the %s protocol from b[0:] and returns the bytes consumed.", suffix, protoName)
+	fg.p("func (p *%s) FastRead%s(b []byte) (int, error) { return p.FastReadDepth%s(b, 1) }", name, suffix, suffix)
+	fg.p("")
+	fg.p("// FastReadDepth%s is FastRead%s for a struct nested depth levels deep (1 for", suffix, suffix)
+	fg.p("// the outermost); it fails past the codec's MaxDepth.")
+	fg.p("func (p *%s) FastReadDepth%s(b []byte, depth int) (int, error) {", name, suffix)
+	fg.p("%s", depthCheck())
+	var required []*thrift.Field
+	for _, fl := range s.Fields {
+		if fl.Required == thrift.Required && s.Kind != thrift.StructKindUnion {
+			required = append(required, fl)
+			fg.p("isset%s := false", fieldGoName(s, fl))
+		}
+	}
+	hasBool := false
+	for _, fl := range s.Fields {
+		if kindOf(fl.Type, false) == wBool {
+			hasBool = true
+		}
+	}
+	keep := fg.g.opt.KeepUnknown
+	fg.p("off := 0")
+	if pr.compact {
+		fg.p("var last int16")
+	}
+	fg.p("for {")
+	if keep && !pr.compact {
+		fg.p("fstart := off")
+	}
+	if pr.compact {
+		bv := "_"
+		if hasBool || keep {
+			bv = "bv"
+		}
+		fg.p("t, id, %s, hb, n, err := thrift.Compact.ReadFieldBegin(b[off:], last)", bv)
+	} else {
+		fg.p("t, id, n, err := thrift.Binary.ReadFieldBegin(b[off:])")
+	}
+	fg.p("if err != nil { return off, err }")
+	fg.p("off += n")
+	fg.p("if t == thrift.STOP { break }")
+	if pr.compact {
+		fg.p("last = id")
+	}
+	fg.p("switch id {")
+	for _, fl := range s.Fields {
+		k := kindOf(fl.Type, false)
+		fn := fieldGoName(s, fl)
+		where := s.Name + "." + fl.Name
+		fg.p("case %d:", fl.ID)
+		fg.p("if t == %s {", ttype(k))
+		set := func(e string) {
+			if fieldPointer(s, fl) {
+				tmp := fg.local("tmp")
+				fg.p("%s := %s", tmp, e)
+				fg.p("p.%s = &%s", fn, tmp)
+			} else {
+				fg.p("p.%s = %s", fn, e)
+			}
+		}
+		if pr.compact && k == wBool {
+			fg.p("if hb {")
+			set(fg.fromPrim(fl.Type, false, "bv"))
+			fg.p("} else {")
+			fg.readValue(pr, fl.Type, false, where, set)
+			fg.p("}")
+		} else {
+			fg.readValue(pr, fl.Type, false, where, set)
+		}
+		if fl.Required == thrift.Required && s.Kind != thrift.StructKindUnion {
+			fg.p("isset%s = true", fn)
+		}
+		fg.p("continue")
+		fg.p("}")
+	}
+	fg.p("}")
+	if pr.compact {
+		if keep {
+			fg.p("vstart := off")
+		}
+		fg.p("if t != thrift.BOOL || !hb {")
+		fg.p("n, err = thrift.Compact.SkipDepth(b[off:], t, depth)")
+		fg.p("if err != nil { return off, err }")
+		fg.p("off += n")
+		fg.p("}")
+		if keep {
+			fg.p("p._unknownFieldsCompact = thrift.Compact.AppendUnknownField(p._unknownFieldsCompact, t, id, bv, b[vstart:off])")
+		}
+	} else {
+		fg.p("n, err = thrift.Binary.SkipDepth(b[off:], t, depth)")
+		fg.p("if err != nil { return off, err }")
+		fg.p("off += n")
+		if keep {
+			fg.p("p._unknownFields = append(p._unknownFields, b[fstart:off]...)")
+		}
+	}
+	fg.p("}")
+	for _, fl := range required {
+		fg.p("if !isset%s { return off, %s }", fieldGoName(s, fl), errMissing(s.Name, fl.Name))
+	}
+	fg.p("return off, nil")
+	fg.p("}")
+	fg.p("")
+}

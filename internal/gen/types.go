@@ -1,0 +1,260 @@
+package gen
+
+import (
+	"github.com/petrel-rpc/petrel/idl/thrift"
+)
+
+// wireKind is how a type travels: which codec primitive reads and writes it.
+type wireKind int
+
+const (
+	wInvalid wireKind = iota
+	wBool
+	wI8
+	wI16
+	wI32 // also enums
+	wI64
+	wDouble
+	wString // also binary used as a map key (a Go string)
+	wBinary
+	wUUID
+	wStruct
+	wList
+	wSet
+	wMap
+)
+
+// kindOf returns the wire kind of t; key says t is a map key, where binary
+// is held as a Go string.
+func kindOf(t *thrift.Type, key bool) wireKind {
+	r := t.Resolved()
+	switch r.Kind {
+	case thrift.TypeBool:
+		return wBool
+	case thrift.TypeI8:
+		return wI8
+	case thrift.TypeI16:
+		return wI16
+	case thrift.TypeI32:
+		return wI32
+	case thrift.TypeI64:
+		return wI64
+	case thrift.TypeDouble:
+		return wDouble
+	case thrift.TypeString:
+		return wString
+	case thrift.TypeBinary:
+		if key {
+			return wString
+		}
+		return wBinary
+	case thrift.TypeUUID:
+		return wUUID
+	case thrift.TypeList:
+		return wList
+	case thrift.TypeSet:
+		return wSet
+	case thrift.TypeMap:
+		return wMap
+	case thrift.TypeNamed:
+		switch r.Ref.(type) {
+		case *thrift.Enum:
+			return wI32
+		case *thrift.Struct:
+			return wStruct
+		}
+	}
+	return wInvalid
+}
+
+// ttype returns the codec's type tag constant for a wire kind.
+func ttype(k wireKind) string {
+	switch k {
+	case wBool:
+		return "thrift.BOOL"
+	case wI8:
+		return "thrift.BYTE"
+	case wI16:
+		return "thrift.I16"
+	case wI32:
+		return "thrift.I32"
+	case wI64:
+		return "thrift.I64"
+	case wDouble:
+		return "thrift.DOUBLE"
+	case wString, wBinary:
+		return "thrift.STRING"
+	case wUUID:
+		return "thrift.UUID"
+	case wStruct:
+		return "thrift.STRUCT"
+	case wList:
+		return "thrift.LIST"
+	case wSet:
+		return "thrift.SET"
+	case wMap:
+		return "thrift.MAP"
+	}
+	return "thrift.STOP"
+}
+
+// prim names the codec primitive (Read<prim>/Write<prim>) and the Go type
+// it uses, for scalar kinds.
+func prim(k wireKind) (name, goType string) {
+	switch k {
+	case wBool:
+		return "Bool", "bool"
+	case wI8:
+		return "I8", "int8"
+	case wI16:
+		return "I16", "int16"
+	case wI32:
+		return "I32", "int32"
+	case wI64:
+		return "I64", "int64"
+	case wDouble:
+		return "Double", "float64"
+	case wString:
+		return "String", "string"
+	case wBinary:
+		return "Binary", "[]byte"
+	case wUUID:
+		return "UUID", uuidGoType
+	}
+	return "", ""
+}
+
+// uuidGoType is the Go type of a Thrift uuid.
+const uuidGoType = "thrift.Tuuid"
+
+// binaryFixed returns the binary-protocol wire size of a value of kind k,
+// or 0 when it depends on the value.
+func binaryFixed(k wireKind) int {
+	switch k {
+	case wBool, wI8:
+		return 1
+	case wI16:
+		return 2
+	case wI32:
+		return 4
+	case wI64, wDouble:
+		return 8
+	case wUUID:
+		return 16
+	}
+	return 0
+}
+
+// compactFixed returns the compact-protocol wire size of a value of kind k
+// (as a container element), or 0 when it depends on the value.
+func compactFixed(k wireKind) int {
+	switch k {
+	case wBool, wI8:
+		return 1
+	case wDouble:
+		return 8
+	case wUUID:
+		return 16
+	}
+	return 0
+}
+
+// isContainerKind reports whether k is a list, set or map.
+func isContainerKind(k wireKind) bool { return k == wList || k == wSet || k == wMap }
+
+// isNilable reports whether the Go type of t has nil as its "unset" value
+// (structs, containers, binary).
+func isNilable(t *thrift.Type) bool {
+	switch kindOf(t, false) {
+	case wStruct, wList, wSet, wMap, wBinary:
+		return true
+	}
+	return false
+}
+
+// structOf returns the struct t denotes, or nil.
+func structOf(t *thrift.Type) *thrift.Struct { return t.Struct() }
+
+// goType returns the Go type expression of t as seen from the file being
+// generated; key says t is a map key (binary becomes string there).
+func (fg *fileGen) goType(t *thrift.Type, key bool) string {
+	if t.Kind == thrift.TypeNamed {
+		switch d := t.Ref.(type) {
+		case *thrift.Typedef:
+			k := kindOf(t, key)
+			if k == wStruct {
+				return "*" + fg.qual(d)
+			}
+			if key && k == wString && t.Resolved().Kind == thrift.TypeBinary {
+				return "string"
+			}
+			if key && isContainerKind(k) {
+				return "*" + fg.qual(d) // Go map keys cannot be slices or maps
+			}
+			return fg.qual(d)
+		case *thrift.Enum:
+			return fg.qual(d)
+		case *thrift.Struct:
+			return "*" + fg.qual(d)
+		}
+		fg.g.fail(t.Pos, "unresolved type %s", t.Name)
+		return "any"
+	}
+	switch t.Kind {
+	case thrift.TypeList, thrift.TypeSet, thrift.TypeMap:
+		if key {
+			// Go map keys cannot be slices or maps: such keys are pointers.
+			return "*" + fg.goType(t, false)
+		}
+		if t.Kind == thrift.TypeMap {
+			return "map[" + fg.goType(t.Key, true) + "]" + fg.goType(t.Elem, false)
+		}
+		return "[]" + fg.goType(t.Elem, false)
+	}
+	_, gt := prim(kindOf(t, key))
+	if gt == "" {
+		fg.g.fail(t.Pos, "unsupported type %s", t)
+		return "any"
+	}
+	return gt
+}
+
+// fieldGoType returns the Go type of a struct field: a pointer for optional
+// scalars, strings and enums, the plain type otherwise.
+func (fg *fileGen) fieldGoType(s *thrift.Struct, fl *thrift.Field) string {
+	gt := fg.goType(fl.Type, false)
+	if fieldPointer(s, fl) {
+		return "*" + gt
+	}
+	return gt
+}
+
+// fieldPointer reports whether the field is held through a pointer that the
+// plain type does not already have (optional scalars, strings, enums, uuids).
+func fieldPointer(s *thrift.Struct, fl *thrift.Field) bool {
+	return fieldOptional(s, fl) && !isNilable(fl.Type)
+}
+
+// qual returns the Go name of decl d, qualified with its package alias
+// when d lives in another package.
+func (fg *fileGen) qual(d thrift.Decl) string {
+	name := fg.g.names[d]
+	if name == "" {
+		fg.g.fail(d.DeclPos(), "no Go name for %s", d.DeclName())
+	}
+	return fg.qualName(d.DeclFile(), name)
+}
+
+// qualName qualifies name declared in file f.
+func (fg *fileGen) qualName(f *thrift.File, name string) string {
+	p := fg.g.pkgs[f]
+	if p == nil || p.importPath == fg.pkg.importPath {
+		return name
+	}
+	return fg.importAlias(p) + "." + name
+}
+
+// newFunc returns the constructor expression name of struct s.
+func (fg *fileGen) newFunc(s *thrift.Struct) string {
+	return fg.qualName(s.File, fg.g.names[key{s, "New"}])
+}
