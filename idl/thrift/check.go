@@ -566,9 +566,11 @@ func (c *checker) checkValue(v *ConstValue, t *Type, ctx string, depth int) {
 			if !assignable(v.Const.Type, t) {
 				// A constant of another integer type is fine if its value fits.
 				target := v.Target()
-				if _, ok := intRanges[rt.Kind]; ok && target != nil && target.Kind == ConstInt {
+				if r, ok := intRanges[rt.Kind]; ok && target != nil && target.Kind == ConstInt {
 					if _, ok := intRanges[v.Const.Type.Resolved().Kind]; ok {
-						c.checkValue(target, t, ctx, depth+1)
+						if target.Int < r[0] || target.Int > r[1] {
+							c.errorf(v.Pos, "%s: %s = %d does not fit in %s (%d to %d)", ctx, v.Ident, target.Int, rt.Kind, r[0], r[1])
+						}
 						return
 					}
 				}

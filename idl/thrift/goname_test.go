@@ -40,6 +40,8 @@ func TestGoName(t *testing.T) {
 		{"V2_API", "V2API"},
 		{"UTF8", "UTF8"},
 		{"A", "A"},
+		{"OK", "Ok"},
+		{"FG", "Fg"},
 		{"FOOBar", "FOOBar"},
 		{"_type", "XType"},
 		{"__type", "XType"},

@@ -216,7 +216,7 @@ func (l *lexer) next() token {
 		t = token{kind: tokPunct, text: string(c)}
 	default:
 		if c >= 0x80 || c < 0x20 {
-			return l.fail(p, "unexpected byte "+strconv.QuoteRune(rune(c))+" ("+hexByte(c)+")")
+			return l.fail(p, "unexpected byte "+hexByte(c))
 		}
 		return l.fail(p, "unexpected character "+strconv.QuoteRune(rune(c)))
 	}

@@ -1,0 +1,297 @@
+package thrift_test
+
+import (
+	"fmt"
+	"io/fs"
+	"strings"
+	"testing"
+
+	"github.com/petrel-rpc/petrel/idl/thrift"
+)
+
+// memFS serves files from a map, for Parse with includes.
+func memFS(files map[string]string) func(string) ([]byte, error) {
+	return func(path string) ([]byte, error) {
+		if s, ok := files[path]; ok {
+			return []byte(s), nil
+		}
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
+	}
+}
+
+func mustParse(t *testing.T, src string, opts thrift.ParseOptions) *thrift.File {
+	t.Helper()
+	f, err := thrift.Parse("mem/main.thrift", []byte(src), opts)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	return f
+}
+
+func parseErr(t *testing.T, src string) string {
+	t.Helper()
+	_, err := thrift.Parse("m.thrift", []byte(src), thrift.ParseOptions{})
+	if err == nil {
+		t.Fatalf("Parse(%q) succeeded, want an error", src)
+	}
+	return err.Error()
+}
+
+func TestDiamondIncludeParsedOnce(t *testing.T) {
+	files := map[string]string{
+		"mem/a.thrift":          `include "base.thrift" struct A { 1: base.B b }`,
+		"mem/c.thrift":          `include "base.thrift" struct C { 1: base.B b }`,
+		"lib/base.thrift":       `struct B { 1: i32 x }`,
+		"mem/unused/x.thrift":   `struct X {}`,
+		"mem/base.thrift.extra": ``,
+	}
+	f := mustParse(t, `include "a.thrift" include "c.thrift" struct M { 1: a.A a 2: c.C c }`,
+		thrift.ParseOptions{IncludeDirs: []string{"lib"}, ReadFile: memFS(files)})
+	a, c := f.IncludeMap["a"], f.IncludeMap["c"]
+	if a == nil || c == nil {
+		t.Fatalf("IncludeMap = %v", f.IncludeMap)
+	}
+	if a.IncludeMap["base"] != c.IncludeMap["base"] || a.IncludeMap["base"].Path != "lib/base.thrift" {
+		t.Fatalf("base.thrift not shared: %p %p", a.IncludeMap["base"], c.IncludeMap["base"])
+	}
+	bt := f.Structs[0].Field("a").Type.Struct().Field("b").Type
+	if bt.Struct().Name != "B" || bt.Struct().File.Name != "base" {
+		t.Fatalf("a.A.b resolves to %v", bt.Ref)
+	}
+}
+
+func TestIncludeNameClash(t *testing.T) {
+	files := map[string]string{"mem/x/util.thrift": ``, "mem/y/util.thrift": ``}
+	_, err := thrift.Parse("mem/main.thrift", []byte("include \"x/util.thrift\"\ninclude \"y/util.thrift\"\n"),
+		thrift.ParseOptions{ReadFile: memFS(files)})
+	want := `mem/main.thrift:2:1: include name "util" is already used by the include of mem/x/util.thrift`
+	if err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+}
+
+func TestResolvedThroughTypedefs(t *testing.T) {
+	f := mustParse(t, `
+enum E { A = 1 }
+struct S {}
+typedef E E1
+typedef E1 E2
+typedef S S1
+typedef list<E2> L
+struct T { 1: E2 e 2: S1 s 3: L l 4: i32 n }
+`, thrift.ParseOptions{})
+	tt := f.Structs[1]
+	e := tt.Field("e").Type
+	if e.Typedef() == nil || e.Typedef().Name != "E2" || e.Enum() == nil || e.Enum().Name != "E" {
+		t.Errorf("E2: typedef %v enum %v", e.Typedef(), e.Enum())
+	}
+	if r := e.Resolved(); r.Kind != thrift.TypeNamed || r.Ref != thrift.Decl(f.Enums[0]) {
+		t.Errorf("E2 resolves to %v", r)
+	}
+	if s := tt.Field("s").Type.Struct(); s == nil || s.Name != "S" {
+		t.Errorf("S1 struct = %v", s)
+	}
+	l := tt.Field("l").Type.Resolved()
+	if l.Kind != thrift.TypeList || l.Elem.Enum() == nil {
+		t.Errorf("L resolves to %v", l)
+	}
+	n := tt.Field("n").Type
+	if n.Resolved() != n || n.Enum() != nil || n.Struct() != nil || n.Typedef() != nil || !n.Kind.IsBase() {
+		t.Errorf("i32 helpers wrong")
+	}
+	if got := l.String(); got != "list<E2>" {
+		t.Errorf("String = %q", got)
+	}
+}
+
+func TestNamespacesAndLookup(t *testing.T) {
+	f := mustParse(t, "namespace * all\nnamespace go a.b\nnamespace py.twisted tw\nstruct S {}", thrift.ParseOptions{})
+	if f.Namespace("go") != "a.b" || f.Namespace("java") != "all" || f.Namespace("py.twisted") != "tw" {
+		t.Errorf("Namespaces = %v", f.Namespaces)
+	}
+	if d := f.Lookup("S"); d == nil || d.DeclKind() != thrift.DeclStruct {
+		t.Errorf("Lookup(S) = %v", d)
+	}
+	if f.Lookup("T") != nil {
+		t.Error("Lookup(T) found something")
+	}
+}
+
+func TestAnnotationsGet(t *testing.T) {
+	f := mustParse(t, `struct S { 1: i32 a (k = "1", k = "2", flag) }`, thrift.ParseOptions{})
+	as := f.Structs[0].Fields[0].Annotations
+	if v, ok := as.Get("k"); !ok || v != "2" {
+		t.Errorf("Get(k) = %q, %v", v, ok)
+	}
+	if v, ok := as.Get("flag"); !ok || v != "1" {
+		t.Errorf("Get(flag) = %q, %v", v, ok)
+	}
+	if _, ok := as.Get("none"); ok {
+		t.Error("Get(none) found")
+	}
+}
+
+func TestConstTarget(t *testing.T) {
+	f := mustParse(t, "const i32 A = 7\nconst i32 B = A\nconst i32 C = B", thrift.ParseOptions{})
+	c := f.Consts[2].Value
+	if c.Const != f.Consts[1] || c.Target().Kind != thrift.ConstInt || c.Target().Int != 7 {
+		t.Errorf("C -> %v", c.Target().IDLString())
+	}
+}
+
+func TestLexicalForms(t *testing.T) {
+	f := mustParse(t, `
+cpp_include "<vector>"
+const i64 NEG_HEX = -0x10
+const i64 POS = +5
+const double E1 = -1.5e+3
+const double E2 = .25
+const string MULTI = "line1
+line2"
+struct S {
+  1: list<i32> cpp_type "std::deque<int>" l
+  2: map cpp_type "std::unordered_map" <i32, i32> m
+  3: S & self_ref
+}
+`, thrift.ParseOptions{})
+	if len(f.CppIncludes) != 1 || f.CppIncludes[0] != "<vector>" {
+		t.Errorf("CppIncludes = %q", f.CppIncludes)
+	}
+	vals := []string{"-16", "5", "-1500", "0.25", `"line1\nline2"`}
+	for i, want := range vals {
+		if got := f.Consts[i].Value.IDLString(); got != want {
+			t.Errorf("const %s = %s, want %s", f.Consts[i].Name, got, want)
+		}
+	}
+	s := f.Structs[0]
+	if s.Fields[0].Type.CppType != "std::deque<int>" || s.Fields[1].Type.CppType != "std::unordered_map" {
+		t.Errorf("cpp_type not kept")
+	}
+	if !s.Fields[2].Reference || s.Fields[2].Type.Struct() != s {
+		t.Errorf("& reference not kept")
+	}
+}
+
+func TestSyntaxErrors(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{"struct S {}\ninclude \"x.thrift\"", "m.thrift:2:1: include must come before all definitions"},
+		{"/* open", "m.thrift:1:1: comment not terminated: missing */"},
+		{"const string S = \"open", "m.thrift:1:18: string literal not terminated"},
+		{"const i64 X = 99999999999999999999", "m.thrift:1:15: integer constant 99999999999999999999 does not fit in 64 bits"},
+		{"const double X = 1.", "m.thrift:1:18: malformed number \"1.\": a digit must follow '.'"},
+		{"const i32 X = 0x", "m.thrift:1:15: hexadecimal constant has no digits"},
+		{"struct struct {}", "m.thrift:1:8: cannot use keyword \"struct\" as struct name"},
+		{"struct a.b {}", "m.thrift:1:8: struct name \"a.b\" must not contain '.'"},
+		{"struct S { 1: slist x }", "m.thrift:1:15: slist is deprecated and not supported; use list<string>"},
+		{"struct S xsd_all {}", "m.thrift:1:10: xsd_all is deprecated and not supported"},
+		{"service S { async void f() }", "m.thrift:1:13: async is deprecated and not supported; use oneway"},
+		{"php_namespace \"x\"", "m.thrift:1:1: php_namespace is deprecated and not supported; use \"namespace <scope> <name>\""},
+		{"enum E { A = 4294967296 }", "m.thrift:1:14: enum value A = 4294967296 does not fit in i32"},
+		{"struct S { 32768: i32 x }", "m.thrift:1:12: field id 32768 is out of range: ids are 1 to 32767"},
+		{"struct S { 1: map<i32> m }", "m.thrift:1:22: expected ',' between the key and value types of map<, found \">\""},
+		{"const i32 X = @", "m.thrift:1:15: unexpected character '@'"},
+		{"struct S {\n\t1: i32 x = \xff\n}", "m.thrift:2:13: unexpected byte 0xff"},
+		{"const list<i32> L = [1, 2", "m.thrift:1:26: expected ']' to close the list constant opened at m.thrift:1:21, found end of file"},
+		{"enum E { A\nstruct S {}", "m.thrift:2:1: expected '}' to close enum E, found \"struct\""},
+		{"union U { 1: i32 a } (x = 1)", "m.thrift:1:27: expected string literal as the value of annotation \"x\", found integer 1"},
+		{"service S { void f() throws () }", ""},
+	}
+	for _, c := range cases {
+		_, err := thrift.Parse("m.thrift", []byte(c.src), thrift.ParseOptions{})
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("Parse(%q): %v", c.src, err)
+			}
+			continue
+		}
+		if err == nil || err.Error() != c.want {
+			t.Errorf("Parse(%q):\n got: %v\nwant: %s", c.src, err, c.want)
+		}
+	}
+}
+
+func TestMoreCheckErrors(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{"service A extends B {}\nservice B extends A {}", "m.thrift:2:19: service inheritance cycle: B -> A -> B"},
+		{"service B { void f() }\nservice D extends B { void f() }", "m.thrift:2:23: function \"f\" of service D is already defined in its base service B at m.thrift:1:13"},
+		{"service S { void get_user()\n void getUser() }", "m.thrift:2:2: functions \"getUser\" and \"get_user\" (line 1) of service S both map to Go name GetUser"},
+		{"enum E { A }\nenum F { B }\nconst E X = F.B", "m.thrift:3:13: value of const \"X\": F.B is a value of enum F, not of E"},
+		{"enum E { A = 1 }\nconst E X = 3", "m.thrift:2:13: value of const \"X\": 3 is not a value of enum E"},
+		{"const string S = \"x\"\nconst i32 X = S", "m.thrift:2:15: value of const \"X\": constant S has type string, which cannot be used as i32"},
+		{"const i64 BIG = 300\nconst i8 X = BIG", "m.thrift:2:14: value of const \"X\": BIG = 300 does not fit in i8 (-128 to 127)"},
+		{"struct S {}\nconst i32 X = S", "m.thrift:2:15: value of const \"X\": \"S\" is a struct, not a constant"},
+		{"const i32 X = NOPE", "m.thrift:1:15: value of const \"X\": unknown constant \"NOPE\": no definition \"NOPE\" in m.thrift"},
+		{"service S {}\nstruct T { 1: S s }", "m.thrift:2:15: \"S\" is a service, not a type"},
+		{"struct S { 1: bool b = 2 }", "m.thrift:1:24: default value of field \"b\": expected bool, found int 2"},
+		{"struct S { 1: list<i32> l = [1, \"x\"] }", "m.thrift:1:33: default value of field \"l\": expected i32, found string \"x\""},
+		{"struct S { 1: i32 a }\nconst S V = {1: 2}", "m.thrift:2:14: value of const \"V\": a struct constant needs field names as keys, found int 1"},
+		{"enum E { FOO_BAR, FooBar }", "m.thrift:1:19: enum values \"FooBar\" and \"FOO_BAR\" (line 1) of enum E both map to Go name FooBar"},
+		{"struct S { 1: i32 foo 2: i32 is_set_foo }", "m.thrift:1:23: field \"is_set_foo\" of struct S maps to Go name IsSetFoo, which is the IsSet method generated for field \"foo\""},
+	}
+	for _, c := range cases {
+		_, err := thrift.Parse("m.thrift", []byte(c.src), thrift.ParseOptions{})
+		if err == nil || err.Error() != c.want {
+			t.Errorf("Parse(%q):\n got: %v\nwant: %s", c.src, err, c.want)
+		}
+	}
+}
+
+func TestMaxDepthOption(t *testing.T) {
+	src := "const list<list<list<i32>>> X = [[[1]]]"
+	if _, err := thrift.Parse("m.thrift", []byte(src), thrift.ParseOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := thrift.Parse("m.thrift", []byte(src), thrift.ParseOptions{MaxDepth: 2})
+	if err == nil || err.Error() != "m.thrift:1:17: type nested more than 2 levels deep" {
+		t.Fatalf("got %v", err)
+	}
+	deep := "const i32 X = " + strings.Repeat("[", 100000)
+	if msg := parseErr(t, deep); msg != "m.thrift:1:79: constant nested more than 64 levels deep" {
+		t.Fatalf("got %s", msg)
+	}
+}
+
+func ExampleParse() {
+	src := `
+namespace go example.users
+
+/** A user of the system. */
+struct User {
+  1: required i64 user_id
+  2: optional string display_name = "anonymous"
+}
+
+service Users {
+  User get(1: i64 user_id)
+}
+`
+	f, err := thrift.Parse("users.thrift", []byte(src), thrift.ParseOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("go package:", f.Namespace("go"))
+	for _, s := range f.Structs {
+		fmt.Printf("%s (%s)\n", thrift.GoName(s.Name), s.Doc)
+		for _, fd := range s.Fields {
+			fmt.Printf("  %d %s %s %s = %s\n", fd.ID, fd.Required, fd.Type, thrift.GoFieldName(fd.Name), fd.Default.IDLString())
+		}
+	}
+	fn := f.Services[0].Functions[0]
+	fmt.Println(fn.Name, "returns", fn.Result.Struct().Name)
+	// Output:
+	// go package: example.users
+	// User (A user of the system.)
+	//   1 required i64 UserID = <nil>
+	//   2 optional string DisplayName = "anonymous"
+	// get returns User
+}
+
+func ExampleParse_errors() {
+	src := "struct S {\n  1: i32 a\n  1: string b = 5\n}\n"
+	_, err := thrift.Parse("s.thrift", []byte(src), thrift.ParseOptions{})
+	fmt.Println(err)
+	// Output:
+	// s.thrift:3:3: duplicate field id 1 in struct S: already used by field "a" (line 2)
+	// s.thrift:3:17: default value of field "b": expected string, found int 5
+}
