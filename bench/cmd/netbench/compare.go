@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -88,7 +89,7 @@ func compare(in io.Reader, out io.Writer, base string) error {
 	}
 
 	if _, ok := medians[base]; !ok {
-		fmt.Fprintf(out, "no %s results: no ratios\n", base)
+		fmt.Fprintf(out, "no %s results, so no ratios\n", base)
 		return nil
 	}
 	fmt.Fprintln(out, "ratios of medians")
@@ -137,6 +138,9 @@ func median(rs []*result, get func(*result) *float64) *float64 {
 func fmtOpt(p *float64) string {
 	if p == nil {
 		return "null"
+	}
+	if math.Abs(*p) >= 1000 {
+		return fmt.Sprintf("%.0f", *p)
 	}
 	return fmt.Sprintf("%.4g", *p)
 }

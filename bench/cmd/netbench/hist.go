@@ -4,7 +4,7 @@ import "math/bits"
 
 // histogram counts latencies in nanoseconds in log-linear buckets: values
 // below 2*histSub are exact; above, each power of two is split into histSub
-// buckets, so a bucket's midpoint is within 1/(2*histSub) = 0.2% of any value
+// buckets, so a bucket's midpoint is within 1/(2*histSub), about 0.4%, of any value
 // in it. It is not safe for concurrent use; each client connection owns one
 // and they are merged at the end.
 type histogram struct {
