@@ -497,6 +497,11 @@ func (c *checker) checkService(f *File, s *Service) {
 		c.checkFields(fn.Args, "the arguments of "+s.Name+"."+fn.Name)
 		c.checkFields(fn.Throws, "the throws of "+s.Name+"."+fn.Name)
 		for _, e := range fn.Throws {
+			// The generated result struct holds the return value in a field
+			// named Success beside one field per exception.
+			if GoName(e.Name) == "Success" {
+				c.errorf(e.Pos, "throws field %q of %s.%s maps to Go name Success, which the generated result struct uses for the return value", e.Name, s.Name, fn.Name)
+			}
 			if !c.typeOK(e.Type) {
 				continue
 			}

@@ -17,17 +17,20 @@ var commonInitialisms = map[string]bool{
 // union and exception type (plus Error on exceptions); a field may not map to
 // one of them. Fields also get Get<Name> and IsSet<Name> accessors.
 var reservedMethodNames = map[string]bool{
-	"Read": true, "Write": true, "FastRead": true, "FastWrite": true,
-	"FastWriteNocopy": true, "BLength": true, "Size": true, "String": true,
-	"Validate": true, "Equals": true, "DeepCopy": true, "Reset": true,
-	"Error": true, "CountSetFields": true, "IsSet": true,
+	"Read": true, "Write": true, "FastRead": true, "FastReadCompact": true,
+	"FastReadDepth": true, "FastReadDepthCompact": true, "FastWrite": true,
+	"FastWriteCompact": true, "FastWriteNocopy": true, "BLength": true,
+	"BLengthCompact": true, "Size": true, "String": true, "Validate": true,
+	"Equals": true, "DeepCopy": true, "Reset": true, "Error": true,
+	"CountSetFields": true, "IsSet": true,
 }
 
 // IsReservedMethodName reports whether name (a Go name) is a method the
-// generator defines on struct types: Read, Write, FastRead, FastWrite,
-// FastWriteNocopy, BLength, Size, String, Validate, Equals, DeepCopy, Reset,
-// Error, CountSetFields, IsSet. The checks reject fields whose Go name is one
-// of these.
+// generator defines on struct types: Read, Write, FastRead, FastReadCompact,
+// FastReadDepth, FastReadDepthCompact, FastWrite, FastWriteCompact,
+// FastWriteNocopy, BLength, BLengthCompact, Size, String, Validate, Equals,
+// DeepCopy, Reset, Error, CountSetFields, IsSet. The checks reject fields
+// whose Go name is one of these.
 func IsReservedMethodName(name string) bool { return reservedMethodNames[name] }
 
 // GoName turns a Thrift identifier into an exported Go identifier in golint
