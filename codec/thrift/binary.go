@@ -165,9 +165,9 @@ func (BinaryProtocol) WriteUUID(b []byte, v Tuuid) int {
 
 // WriteI64Slice writes the elements of v (not the list header), 8 bytes each.
 func (BinaryProtocol) WriteI64Slice(b []byte, v []int64) int {
-	b = b[:8*len(v)]
-	for i, x := range v {
-		binary.BigEndian.PutUint64(b[8*i:], uint64(x))
+	b = b[:8*len(v)] // the only bounds check: the loop's are proved away
+	for i := range v {
+		binary.BigEndian.PutUint64(b[8*i:8*i+8], uint64(v[i]))
 	}
 	return len(b)
 }
@@ -175,8 +175,8 @@ func (BinaryProtocol) WriteI64Slice(b []byte, v []int64) int {
 // WriteI32Slice writes the elements of v (not the list header), 4 bytes each.
 func (BinaryProtocol) WriteI32Slice(b []byte, v []int32) int {
 	b = b[:4*len(v)]
-	for i, x := range v {
-		binary.BigEndian.PutUint32(b[4*i:], uint32(x))
+	for i := range v {
+		binary.BigEndian.PutUint32(b[4*i:4*i+4], uint32(v[i]))
 	}
 	return len(b)
 }
@@ -184,8 +184,8 @@ func (BinaryProtocol) WriteI32Slice(b []byte, v []int32) int {
 // WriteDoubleSlice writes the elements of v (not the list header), 8 bytes each.
 func (BinaryProtocol) WriteDoubleSlice(b []byte, v []float64) int {
 	b = b[:8*len(v)]
-	for i, x := range v {
-		binary.BigEndian.PutUint64(b[8*i:], math.Float64bits(x))
+	for i := range v {
+		binary.BigEndian.PutUint64(b[8*i:8*i+8], math.Float64bits(v[i]))
 	}
 	return len(b)
 }
@@ -451,7 +451,7 @@ func (BinaryProtocol) ReadI64Slice(b []byte, dst []int64) (int, error) {
 	}
 	b = b[:8*len(dst)]
 	for i := range dst {
-		dst[i] = int64(binary.BigEndian.Uint64(b[8*i:]))
+		dst[i] = int64(binary.BigEndian.Uint64(b[8*i : 8*i+8]))
 	}
 	return len(b), nil
 }
@@ -463,7 +463,7 @@ func (BinaryProtocol) ReadI32Slice(b []byte, dst []int32) (int, error) {
 	}
 	b = b[:4*len(dst)]
 	for i := range dst {
-		dst[i] = int32(binary.BigEndian.Uint32(b[4*i:]))
+		dst[i] = int32(binary.BigEndian.Uint32(b[4*i : 4*i+4]))
 	}
 	return len(b), nil
 }
@@ -475,7 +475,7 @@ func (BinaryProtocol) ReadDoubleSlice(b []byte, dst []float64) (int, error) {
 	}
 	b = b[:8*len(dst)]
 	for i := range dst {
-		dst[i] = math.Float64frombits(binary.BigEndian.Uint64(b[8*i:]))
+		dst[i] = math.Float64frombits(binary.BigEndian.Uint64(b[8*i : 8*i+8]))
 	}
 	return len(b), nil
 }

@@ -374,8 +374,8 @@ func (CompactProtocol) WriteI32Slice(b []byte, v []int32) int {
 // little-endian each.
 func (CompactProtocol) WriteDoubleSlice(b []byte, v []float64) int {
 	b = b[:8*len(v)]
-	for i, x := range v {
-		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
+	for i := range v {
+		binary.LittleEndian.PutUint64(b[8*i:8*i+8], math.Float64bits(v[i]))
 	}
 	return len(b)
 }
@@ -712,7 +712,7 @@ func (CompactProtocol) ReadDoubleSlice(b []byte, dst []float64) (int, error) {
 	}
 	b = b[:8*len(dst)]
 	for i := range dst {
-		dst[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+		dst[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i : 8*i+8]))
 	}
 	return len(b), nil
 }
