@@ -1,0 +1,230 @@
+package buf_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/petrel-rpc/petrel/buf"
+)
+
+func TestWriterInvisibleUntilFlush(t *testing.T) {
+	b := buf.NewLinkBuffer()
+	p, _ := b.Malloc(3)
+	copy(p, "abc")
+	if b.Len() != 0 || b.MallocLen() != 3 {
+		t.Fatalf("before Flush: Len %d MallocLen %d", b.Len(), b.MallocLen())
+	}
+	if _, err := b.Next(1); !errors.Is(err, buf.ErrNotEnough) {
+		t.Fatalf("Next before Flush: %v, want ErrNotEnough", err)
+	}
+	b.Flush()
+	got, err := b.Next(3)
+	if err != nil || string(got) != "abc" {
+		t.Fatalf("Next = %q, %v", got, err)
+	}
+}
+
+func TestLargeWriteBinaryIsLinkedNotCopied(t *testing.T) {
+	b := buf.NewLinkBuffer()
+	b.WriteString("head")
+	big := bytes.Repeat([]byte{'x'}, buf.NocopyThreshold)
+	b.WriteBinary(big)
+	b.WriteString("tail")
+	b.Flush()
+	head, _ := b.Next(4)
+	body, _ := b.Next(len(big))
+	tail, _ := b.Next(4)
+	if string(head) != "head" || string(tail) != "tail" {
+		t.Fatalf("head %q tail %q", head, tail)
+	}
+	if &body[0] != &big[0] {
+		t.Fatal("a WriteBinary above the threshold was copied, not linked")
+	}
+	// The tail went into the memory left after "head" in the split node.
+	if cap(head) != 4 {
+		t.Fatalf("Next handed out a slice with spare capacity %d", cap(head))
+	}
+}
+
+func TestWriteDirectSplitsTheMalloc(t *testing.T) {
+	b := buf.NewLinkBuffer()
+	p, _ := b.Malloc(10)
+	copy(p, "0123")
+	if err := b.WriteDirect([]byte("DIRECT"), 6); err != nil {
+		t.Fatal(err)
+	}
+	copy(p[4:], "456789")
+	b.Flush()
+	if got := string(b.Bytes()); got != "0123DIRECT456789" {
+		t.Fatalf("content %q", got)
+	}
+	if err := b.WriteDirect([]byte("x"), 100); err == nil {
+		t.Fatal("WriteDirect with remainCap beyond the last Malloc: no error")
+	}
+}
+
+func TestSliceOutlivesParentRelease(t *testing.T) {
+	b := buf.NewLinkBuffer()
+	b.WriteString(strings.Repeat("a", 5000) + "bbbb")
+	b.Flush()
+	s, err := b.Slice(5000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Release()
+	rest, _ := b.Next(4)
+	if string(rest) != "bbbb" {
+		t.Fatalf("parent after Slice: %q", rest)
+	}
+	b.Release()
+	b.Reset()
+	got, err := s.Next(5000)
+	if err != nil || strings.Count(string(got), "a") != 5000 {
+		t.Fatalf("slice after parent reset: %d bytes, %v", len(got), err)
+	}
+	s.Release()
+}
+
+func TestAppendMovesWithoutCopy(t *testing.T) {
+	a, b := buf.NewLinkBuffer(), buf.NewLinkBuffer()
+	a.WriteString("first-")
+	b.WriteString("second")
+	if err := a.Append(b); err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() != 0 {
+		t.Fatalf("appended buffer still holds %d bytes", b.Len())
+	}
+	a.Flush()
+	if got := string(a.Bytes()); got != "first-second" {
+		t.Fatalf("content %q", got)
+	}
+	if err := a.Append(a); err == nil {
+		t.Fatal("Append to itself: no error")
+	}
+}
+
+func TestErrorsSayWhatHappened(t *testing.T) {
+	b := buf.NewLinkBuffer()
+	b.WriteString("ab")
+	b.Flush()
+	_, err := b.Next(5)
+	if err == nil || !strings.Contains(err.Error(), "needs 5 bytes, 2 readable") {
+		t.Fatalf("Next(5): %v", err)
+	}
+	if _, err := b.Next(-1); !errors.Is(err, buf.ErrNegativeSize) {
+		t.Fatalf("Next(-1): %v", err)
+	}
+	if _, err := b.Until('z'); !errors.Is(err, buf.ErrDelimNotFound) {
+		t.Fatalf("Until: %v", err)
+	}
+	if err := b.MallocAck(3); err == nil {
+		t.Fatal("MallocAck beyond MallocLen: no error")
+	}
+}
+
+func TestIOAdapters(t *testing.T) {
+	src := strings.Repeat("0123456789", 3000)
+	b := buf.NewLinkBuffer()
+	if n, err := b.ReadFrom(strings.NewReader(src)); err != nil || n != int64(len(src)) {
+		t.Fatalf("ReadFrom: %d, %v", n, err)
+	}
+	var out bytes.Buffer
+	if n, err := b.WriteTo(&out); err != nil || n != int64(len(src)) || out.String() != src {
+		t.Fatalf("WriteTo: %d, %v", n, err)
+	}
+	b.Write([]byte("hello"))
+	p := make([]byte, 3)
+	if n, _ := b.Read(p); n != 3 || string(p) != "hel" {
+		t.Fatalf("Read: %q", p[:n])
+	}
+	rest, _ := io.ReadAll(b)
+	if string(rest) != "lo" {
+		t.Fatalf("ReadAll: %q", rest)
+	}
+	b.Release()
+	b.Reset()
+	if !b.IsEmpty() {
+		t.Fatal("Reset left memory")
+	}
+}
+
+func TestLargeMessagesUseLargeBlocks(t *testing.T) {
+	for _, size := range []int{1, 1000, 70 << 10, 3 << 20, 80 << 20} {
+		b := buf.NewLinkBuffer()
+		p, _ := b.Malloc(size)
+		p[len(p)-1] = 7
+		b.Flush()
+		got, _ := b.Next(size)
+		if len(got) != size || got[size-1] != 7 {
+			t.Fatalf("size %d: got %d bytes", size, len(got))
+		}
+		b.Release()
+		b.Reset()
+	}
+}
+
+// TestConcurrentProducerConsumer runs a writer and a reader on two goroutines,
+// as a poller and a handler do; run it with -race.
+func TestConcurrentProducerConsumer(t *testing.T) {
+	b := buf.NewLinkBuffer()
+	const total = 1 << 20
+	done := make(chan error, 1)
+	go func() {
+		var want byte
+		for got := 0; got < total; {
+			n := b.Len()
+			if n == 0 {
+				continue
+			}
+			n = min(n, 777)
+			p, err := b.Next(n)
+			if err != nil {
+				done <- err
+				return
+			}
+			for _, c := range p {
+				if c != want {
+					done <- fmt.Errorf("byte %d = %d, want %d", got, c, want)
+					return
+				}
+				want++
+			}
+			got += n
+			b.Release()
+		}
+		done <- nil
+	}()
+	var c byte
+	var iov [][]byte
+	for sent := 0; sent < total; {
+		iov = b.Book(1, iov[:0])
+		n := min(len(iov[0]), 1500, total-sent)
+		for i := range n {
+			iov[0][i] = c
+			c++
+		}
+		b.BookAck(n)
+		b.Flush()
+		sent += n
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ExampleLinkBuffer() {
+	b := buf.NewLinkBuffer()
+	p, _ := b.Malloc(5)
+	copy(p, "hello")
+	b.WriteString(", world\n")
+	b.Flush()
+	line, _ := b.Until('\n')
+	fmt.Printf("%q\n", line)
+	b.Release()
+	// Output: "hello, world\n"
+}
