@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,9 +44,8 @@ type result struct {
 // children tracks the processes the parent started so that every exit path
 // kills them (each leads its own process group).
 type children struct {
-	mu    sync.Mutex // guards pids
-	pids  []int      // guarded by mu
-	perfs []*perfCounter
+	mu   sync.Mutex // guards pids
+	pids []int      // guarded by mu
 }
 
 func (c *children) add(pid int) {
@@ -159,16 +159,6 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 	}
 	logf("%s server pid %d at %s", o.impl, srvPid, addr)
 
-	var perf *perfCounter
-	if o.perf {
-		if perf, err = startPerf(srvPid); err != nil {
-			logf("perf unavailable, syscalls_per_req will be null: %v", err)
-			perf = nil
-		} else {
-			kids.add(perf.cmd.Process.Pid)
-		}
-	}
-
 	// The client.
 	cli := exec.Command(exe, "-role", "client", "-addr", addr, "-impl", o.impl,
 		"-size", strconv.Itoa(o.size), "-conns", strconv.Itoa(o.conns),
@@ -215,49 +205,67 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 			return "", context.Cause(ctx)
 		}
 	}
-	// Every thread of both children must be on its CPU. The client is
-	// checked at the window's start only: at its end it may have exited.
-	checkPins := func(when string, client bool) error {
-		if !o.pin {
-			return nil
-		}
-		ns, err := checkPinned(srvPid, serverCPU)
+	// Every thread of both children must be on its CPU (when pinned). The
+	// client is checked at the window's start only: at its end it may have
+	// exited. The server's threads are listed for the syscall count too.
+	checkThreads := func(when string, client bool) ([]string, error) {
+		tids, err := threads(srvPid, serverCPU)
 		if err != nil {
-			return fmt.Errorf("server not pinned %s: %w", when, err)
+			return nil, fmt.Errorf("server %s: %w", when, err)
+		}
+		if !o.pin {
+			return tids, nil
 		}
 		if !client {
-			logf("pinning verified %s: server %d threads on CPU %d", when, ns, serverCPU)
-			return nil
+			logf("pinning verified %s: server %d threads on CPU %d", when, len(tids), serverCPU)
+			return tids, nil
 		}
-		nc, err := checkPinned(cliPid, clientCPU)
+		ctids, err := threads(cliPid, clientCPU)
 		if err != nil {
-			return fmt.Errorf("client not pinned %s: %w", when, err)
+			return nil, fmt.Errorf("client %s: %w", when, err)
 		}
-		logf("pinning verified %s: server %d threads on CPU %d, client %d threads on CPU %d", when, ns, serverCPU, nc, clientCPU)
-		return nil
+		logf("pinning verified %s: server %d threads on CPU %d, client %d threads on CPU %d", when, len(tids), serverCPU, len(ctids), clientCPU)
+		return tids, nil
 	}
 
 	if _, err := next(markStart, o.warmup+30*time.Second); err != nil {
 		return err
 	}
-	if perf != nil {
-		if err := perf.command("enable", 2*time.Second); err != nil {
-			logf("%v; syscalls_per_req will be null", err)
-			perf.kill()
-			perf = nil
-		}
-	}
 	cpu0, cpuErr := cpuTime(srvPid)
-	if err := checkPins("at window start", true); err != nil {
+	tids0, err := checkThreads("at window start", true)
+	if err != nil {
 		return err
+	}
+	// perf is attached now, when the warm-up has made the server's threads:
+	// it counts the threads that exist when it attaches, and a thread created
+	// later is counted only when it exits, which a Go runtime thread never
+	// does. It starts disabled and is switched on through its control
+	// descriptors, so the counting interval is known to within the
+	// acknowledgement's latency; the count is scaled by the requests of that
+	// interval at the window's rate.
+	var (
+		perf      *perfCounter
+		perfOn    time.Time
+		perfOff   time.Time
+		perfTrust = true
+	)
+	if o.perf {
+		if perf, err = startPerf(srvPid); err != nil {
+			logf("perf unavailable, syscalls_per_req will be null: %v", err)
+			perf = nil
+		} else {
+			kids.add(perf.cmd.Process.Pid)
+			if err := perf.command("enable", 5*time.Second); err != nil {
+				logf("%v; syscalls_per_req will be null", err)
+				perf.kill()
+				perf = nil
+			}
+			perfOn = time.Now()
+		}
 	}
 
 	if _, err := next(markEnd, o.duration+30*time.Second); err != nil {
 		return err
-	}
-	cpu1, err := cpuTime(srvPid)
-	if cpuErr == nil {
-		cpuErr = err
 	}
 	if perf != nil {
 		if err := perf.command("disable", 2*time.Second); err != nil {
@@ -265,9 +273,23 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 			perf.kill()
 			perf = nil
 		}
+		perfOff = time.Now()
 	}
-	if err := checkPins("at window end", false); err != nil {
+	cpu1, err := cpuTime(srvPid)
+	if cpuErr == nil {
+		cpuErr = err
+	}
+	tids1, err := checkThreads("at window end", false)
+	if err != nil {
 		return err
+	}
+	if added := newThreads(tids0, tids1); len(added) > 0 {
+		logf("the server created threads %v during the window; perf does not count them, so syscalls_per_req will be null", added)
+		perfTrust = false
+	}
+	if on := perfOff.Sub(perfOn); perf != nil && on < o.duration/2 {
+		logf("perf counted only %v of the %v window; syscalls_per_req will be null", on, o.duration)
+		perfTrust = false
 	}
 
 	line, err := next(markResult, ioGrace+10*time.Second)
@@ -292,8 +314,9 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 		n, err := perf.stop()
 		if err != nil {
 			logf("perf: %v; syscalls_per_req will be null", err)
-		} else {
+		} else if perfTrust {
 			syscalls = &n
+			logf("perf counted %d server syscalls in %v", n, perfOff.Sub(perfOn).Round(time.Millisecond))
 		}
 	}
 
@@ -329,13 +352,26 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 		res.ServerCPUUSPerReq = &v
 	}
 	if syscalls != nil && cr.Requests > 0 {
-		v := round(float64(*syscalls)/float64(cr.Requests), 4)
+		// Requests in perf's interval, at the window's rate.
+		reqs := float64(cr.Requests) / float64(cr.WindowNS) * float64(perfOff.Sub(perfOn).Nanoseconds())
+		v := round(float64(*syscalls)/reqs, 4)
 		res.SyscallsPerReq = &v
 	}
 	if o.rate > 0 {
 		logf("pacing lag (send time minus schedule): p50 %.1fus p99 %.1fus", float64(cr.LagP50NS)/1e3, float64(cr.LagP99NS)/1e3)
 	}
 	return printResult(stdout, &res, o.jsonOut)
+}
+
+// newThreads returns the ids in after that are not in before.
+func newThreads(before, after []string) []string {
+	var added []string
+	for _, t := range after {
+		if !slices.Contains(before, t) {
+			added = append(added, t)
+		}
+	}
+	return added
 }
 
 func printResult(w io.Writer, r *result, asJSON bool) error {

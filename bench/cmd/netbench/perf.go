@@ -16,10 +16,9 @@ import (
 // perfEvent is the tracepoint hit on entry to every syscall.
 const perfEvent = "raw_syscalls:sys_enter"
 
-// perfCounter counts the syscalls of one process with `perf stat`. perf is
-// attached before the measured window with its counters disabled (-D -1) and
-// switched on and off through its control descriptors, so attaching, which
-// takes perf a while, does not shorten the window.
+// perfCounter counts the syscalls of one process with `perf stat`. perf
+// starts with its counter disabled (-D -1) and is switched on and off through
+// its control descriptors, so that the caller knows when it counted.
 type perfCounter struct {
 	cmd    *exec.Cmd
 	ctl    *os.File // perf's control input: "enable" / "disable"

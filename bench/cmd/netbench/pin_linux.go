@@ -51,31 +51,35 @@ func startPinned(cmd *exec.Cmd, cpu int) error {
 	return startErr
 }
 
-// checkPinned reads Cpus_allowed_list of every thread of pid and returns the
-// number of threads, or an error naming the first thread allowed elsewhere
-// than cpu.
-func checkPinned(pid, cpu int) (int, error) {
+// threads lists the thread ids of process pid and, when cpu >= 0, checks
+// that the Cpus_allowed_list of every one is exactly cpu, returning an error
+// naming the first thread allowed elsewhere.
+func threads(pid, cpu int) ([]string, error) {
 	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
 	if err != nil || len(tasks) == 0 {
-		return 0, fmt.Errorf("listing threads of pid %d: %v", pid, err)
+		return nil, fmt.Errorf("listing threads of pid %d: no /proc/%d/task", pid, pid)
 	}
 	want := strconv.Itoa(cpu)
-	n := 0
+	var tids []string
 	for _, path := range tasks {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			continue // the thread exited
 		}
-		n++
+		tid := filepath.Base(filepath.Dir(path))
+		tids = append(tids, tid)
+		if cpu < 0 {
+			continue
+		}
 		for line := range strings.SplitSeq(string(b), "\n") {
 			if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
 				if got := strings.TrimSpace(v); got != want {
-					return n, fmt.Errorf("thread %s of pid %d may run on CPUs %s, want %s", filepath.Base(filepath.Dir(path)), pid, got, want)
+					return tids, fmt.Errorf("thread %s of pid %d may run on CPUs %s, want %s", tid, pid, got, want)
 				}
 			}
 		}
 	}
-	return n, nil
+	return tids, nil
 }
 
 // childAttr puts a child in its own process group (so the parent can kill it

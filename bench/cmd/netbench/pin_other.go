@@ -15,7 +15,7 @@ func startPinned(cmd *exec.Cmd, cpu int) error {
 	return errors.New("pinning needs Linux; run with -pin=false")
 }
 
-func checkPinned(pid, cpu int) (int, error) { return 0, errors.New("pinning needs Linux") }
+func threads(pid, cpu int) ([]string, error) { return nil, errors.New("listing threads needs Linux") }
 
 func childAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
