@@ -2,11 +2,17 @@ module github.com/petrel-rpc/petrel/bench
 
 go 1.26.0
 
+// Petrel itself comes from this checkout. It is required ahead of use so that
+// cmd/netbench/server_petrel.go (Petrel's netpoll) can be dropped in as is.
 replace github.com/petrel-rpc/petrel => ../
+
+require (
+	github.com/cloudwego/netpoll v0.7.2
+	github.com/petrel-rpc/petrel v0.0.0-00010101000000-000000000000
+	golang.org/x/sys v0.49.0
+)
 
 require (
 	github.com/bytedance/gopkg v0.1.1 // indirect
 	github.com/cloudwego/gopkg v0.1.4 // indirect
-	github.com/cloudwego/netpoll v0.7.2 // indirect
-	golang.org/x/sys v0.49.0 // indirect
 )
