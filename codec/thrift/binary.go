@@ -267,17 +267,17 @@ func (BinaryProtocol) ReadMessageBegin(b []byte) (name string, t MessageType, se
 // ReadFieldBegin reads a field header. For STOP it consumes one byte and
 // returns id 0.
 func (BinaryProtocol) ReadFieldBegin(b []byte) (t TType, id int16, n int, err error) {
-	if len(b) < 3 {
-		if len(b) > 0 && b[0] == byte(STOP) {
-			return STOP, 0, 1, nil
-		}
-		return 0, 0, 0, errShort("field header", 3, len(b))
+	if len(b) >= 3 && b[0] != byte(STOP) {
+		return TType(b[0]), int16(binary.BigEndian.Uint16(b[1:3])), 3, nil
 	}
-	t = TType(b[0])
-	if t == STOP {
+	return binaryFieldSlow(b)
+}
+
+func binaryFieldSlow(b []byte) (TType, int16, int, error) {
+	if len(b) > 0 && b[0] == byte(STOP) {
 		return STOP, 0, 1, nil
 	}
-	return t, int16(binary.BigEndian.Uint16(b[1:])), 3, nil
+	return 0, 0, 0, errShort("field header", 3, len(b))
 }
 
 // checkContainer is the hot-path test of a declared container size: within
@@ -376,10 +376,10 @@ func (BinaryProtocol) ReadI64(b []byte) (int64, int, error) {
 
 // ReadDouble reads a big-endian IEEE 754 double.
 func (BinaryProtocol) ReadDouble(b []byte) (float64, int, error) {
-	if len(b) < 8 {
-		return 0, 0, errShort("double", 8, len(b))
+	if len(b) >= 8 {
+		return math.Float64frombits(binary.BigEndian.Uint64(b)), 8, nil
 	}
-	return math.Float64frombits(binary.BigEndian.Uint64(b)), 8, nil
+	return 0, 0, errShort("double", 8, len(b))
 }
 
 // binaryLen reads and checks a 4-byte string/binary length prefix.
@@ -394,13 +394,24 @@ func binaryLen(b []byte, what string) (int, error) {
 	return int(n), nil
 }
 
+// binaryLenOK reads a 4-byte length prefix and reports whether it is within
+// the limit and the bytes left (false also for a short or negative prefix).
+// It is the inlined fast path; binaryLen explains a false.
+func binaryLenOK(b []byte) (int, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	n := uint64(binary.BigEndian.Uint32(b))
+	return int(n), n <= uint64(len(b)-4) && n <= uint64(maxStringSize.Load())
+}
+
 // ReadString reads a length-prefixed string and copies it.
 func (BinaryProtocol) ReadString(b []byte) (string, int, error) {
-	n, err := binaryLen(b, "string")
-	if err != nil {
-		return "", 0, err
+	if n, ok := binaryLenOK(b); ok {
+		return string(b[4 : 4+n]), 4 + n, nil
 	}
-	return string(b[4 : 4+n]), 4 + n, nil
+	_, err := binaryLen(b, "string")
+	return "", 0, err
 }
 
 // ReadBinary reads a length-prefixed binary and copies it. An empty binary

@@ -60,6 +60,13 @@ var fromCompact = [16]TType{
 	ctSet: SET, ctMap: MAP, ctStruct: STRUCT, ctUUID: UUID, 14: badType, 15: badType,
 }
 
+// fastField is fromCompact for the field types ReadFieldBegin's fast path
+// handles, STOP for the others (stop, bools, invalid tags).
+var fastField = [16]TType{
+	ctByte: BYTE, ctI16: I16, ctI32: I32, ctI64: I64, ctDouble: DOUBLE,
+	ctBinary: STRING, ctList: LIST, ctSet: SET, ctMap: MAP, ctStruct: STRUCT, ctUUID: UUID,
+}
+
 // compactMin is the smallest compact wire size of a value of each type.
 var compactMin = [256]uint8{
 	BOOL: 1, BYTE: 1, DOUBLE: 8, I16: 1, I32: 1, I64: 1, STRING: 1,
@@ -99,20 +106,22 @@ func readUvarint32(b []byte) (uint32, int, error) {
 
 func readUvarint32Slow(b []byte) (uint32, int, error) {
 	var x uint32
-	for i := 0; i < 5; i++ {
-		if i >= len(b) {
-			return 0, 0, newError(UnexpectedEOF, "varint cut off after %d bytes", len(b))
-		}
+	var s uint
+	for i := 0; i < len(b) && i < 5; i++ {
 		c := b[i]
-		if i == 4 && c > 0x0f {
-			return 0, 0, newError(InvalidData, "varint overflows 32 bits")
-		}
-		x |= uint32(c&0x7f) << (7 * i)
 		if c < 0x80 {
-			return x, i + 1, nil
+			if i == 4 && c > 0x0f {
+				break
+			}
+			return x | uint32(c)<<s, i + 1, nil
 		}
+		x |= uint32(c&0x7f) << s
+		s += 7
 	}
-	return 0, 0, newError(InvalidData, "varint overflows 32 bits") // not reached
+	if len(b) < 5 {
+		return 0, 0, newError(UnexpectedEOF, "varint cut off after %d bytes", len(b))
+	}
+	return 0, 0, newError(InvalidData, "varint overflows 32 bits")
 }
 
 // readUvarint64 reads a varint of at most 10 bytes whose value fits in 64 bits.
@@ -125,20 +134,22 @@ func readUvarint64(b []byte) (uint64, int, error) {
 
 func readUvarint64Slow(b []byte) (uint64, int, error) {
 	var x uint64
-	for i := 0; i < 10; i++ {
-		if i >= len(b) {
-			return 0, 0, newError(UnexpectedEOF, "varint cut off after %d bytes", len(b))
-		}
+	var s uint
+	for i := 0; i < len(b) && i < 10; i++ {
 		c := b[i]
-		if i == 9 && c > 1 {
-			return 0, 0, newError(InvalidData, "varint overflows 64 bits")
-		}
-		x |= uint64(c&0x7f) << (7 * i)
 		if c < 0x80 {
-			return x, i + 1, nil
+			if i == 9 && c > 1 {
+				break
+			}
+			return x | uint64(c)<<s, i + 1, nil
 		}
+		x |= uint64(c&0x7f) << s
+		s += 7
 	}
-	return 0, 0, newError(InvalidData, "varint overflows 64 bits") // not reached
+	if len(b) < 10 {
+		return 0, 0, newError(UnexpectedEOF, "varint cut off after %d bytes", len(b))
+	}
+	return 0, 0, newError(InvalidData, "varint overflows 64 bits")
 }
 
 // ---- sizes ----
@@ -454,6 +465,16 @@ func (CompactProtocol) ReadMessageBegin(b []byte) (name string, t MessageType, s
 // lastID (0 for the first). For a bool field, hasBool is true and boolVal is
 // the value (there is no value to read after the header). For STOP, id is 0.
 func (CompactProtocol) ReadFieldBegin(b []byte, lastID int16) (t TType, id int16, boolVal bool, hasBool bool, n int, err error) {
+	// Fast path: short form, not a bool, a known type.
+	if len(b) > 0 && b[0] >= 0x10 {
+		if t := fastField[b[0]&0x0f]; t != STOP {
+			return t, lastID + int16(b[0]>>4), false, false, 1, nil
+		}
+	}
+	return compactFieldSlow(b, lastID)
+}
+
+func compactFieldSlow(b []byte, lastID int16) (t TType, id int16, boolVal bool, hasBool bool, n int, err error) {
 	if len(b) < 1 {
 		return 0, 0, false, false, 0, errShort("field header", 1, 0)
 	}
@@ -590,28 +611,36 @@ func (CompactProtocol) ReadI16(b []byte) (int16, int, error) {
 
 // ReadI32 reads a zigzag varint of at most 5 bytes.
 func (CompactProtocol) ReadI32(b []byte) (int32, int, error) {
-	u, n, err := readUvarint32(b)
-	if err != nil {
-		return 0, 0, err
+	if len(b) > 0 && b[0] < 0x80 {
+		return unzig32(uint32(b[0])), 1, nil
 	}
-	return unzig32(u), n, nil
+	return compactI32Slow(b)
+}
+
+func compactI32Slow(b []byte) (int32, int, error) {
+	u, n, err := readUvarint32Slow(b) // u is 0 on error
+	return unzig32(u), n, err
 }
 
 // ReadI64 reads a zigzag varint of at most 10 bytes.
 func (CompactProtocol) ReadI64(b []byte) (int64, int, error) {
-	u, n, err := readUvarint64(b)
-	if err != nil {
-		return 0, 0, err
+	if len(b) > 0 && b[0] < 0x80 {
+		return unzig64(uint64(b[0])), 1, nil
 	}
-	return unzig64(u), n, nil
+	return compactI64Slow(b)
+}
+
+func compactI64Slow(b []byte) (int64, int, error) {
+	u, n, err := readUvarint64Slow(b) // u is 0 on error
+	return unzig64(u), n, err
 }
 
 // ReadDouble reads a little-endian IEEE 754 double.
 func (CompactProtocol) ReadDouble(b []byte) (float64, int, error) {
-	if len(b) < 8 {
-		return 0, 0, errShort("double", 8, len(b))
+	if len(b) >= 8 {
+		return math.Float64frombits(binary.LittleEndian.Uint64(b)), 8, nil
 	}
-	return math.Float64frombits(binary.LittleEndian.Uint64(b)), 8, nil
+	return 0, 0, errShort("double", 8, len(b))
 }
 
 // compactLen reads and checks a varint string/binary length; it returns the
@@ -679,16 +708,35 @@ func (CompactProtocol) ReadUUID(b []byte) (Tuuid, int, error) {
 // ReadI64Slice fills dst with len(dst) zigzag varints (the elements of a list
 // whose header was read already).
 func (CompactProtocol) ReadI64Slice(b []byte, dst []int64) (int, error) {
-	n := 0
+	p := 0
 	for i := range dst {
-		u, m, err := readUvarint64(b[n:])
-		if err != nil {
-			return 0, err
+		// The varint loop is written out here (readUvarint64 would be a call
+		// per element); any problem is handed to readUvarint64Slow to explain.
+		var x uint64
+		var s uint
+		j := p
+		for {
+			if j >= len(b) || j-p == 10 {
+				_, _, err := readUvarint64Slow(b[p:])
+				return 0, err
+			}
+			c := b[j]
+			j++
+			if c < 0x80 {
+				if j-p == 10 && c > 1 {
+					_, _, err := readUvarint64Slow(b[p:])
+					return 0, err
+				}
+				x |= uint64(c) << s
+				break
+			}
+			x |= uint64(c&0x7f) << s
+			s += 7
 		}
-		dst[i] = unzig64(u)
-		n += m
+		dst[i] = unzig64(x)
+		p = j
 	}
-	return n, nil
+	return p, nil
 }
 
 // ReadI32Slice fills dst with len(dst) zigzag varints.

@@ -378,6 +378,17 @@ func TestCompactVarintErrors(t *testing.T) {
 	wantKind(t, err, thrift.InvalidData)
 	_, _, err = cp.ReadI64([]byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02})
 	wantKind(t, err, thrift.InvalidData)
+	// The same through the bulk reader, after a good element.
+	dst := make([]int64, 2)
+	_, err = cp.ReadI64Slice([]byte{0x02, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02}, dst)
+	wantKind(t, err, thrift.InvalidData)
+	_, err = cp.ReadI64Slice([]byte{0x02, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01}, dst)
+	wantKind(t, err, thrift.InvalidData)
+	_, err = cp.ReadI64Slice([]byte{0x02, 0x80}, dst)
+	wantKind(t, err, thrift.UnexpectedEOF)
+	if n, err := cp.ReadI64Slice([]byte{0x02, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, dst); err != nil || n != 11 || dst[1] != math.MinInt64 {
+		t.Fatalf("10-byte element: %d %v %v", n, err, dst)
+	}
 	// i16 out of range.
 	b := make([]byte, 8)
 	n := cp.WriteI32(b, 40000)
