@@ -187,7 +187,8 @@ func (w *worker) run() {
 			// never skips a slot, and latency counts from the slot.
 			sched = w.first.Add(time.Duration(float64(k) * w.intervalNS))
 			k++
-			if !sched.Before(w.t1) {
+			// A connection still behind at the window's end stops too.
+			if !sched.Before(w.t1) || !time.Now().Before(w.t1) {
 				return
 			}
 			if d := time.Until(sched); d > 0 {
