@@ -83,7 +83,7 @@ func (fg *fileGen) asSlice(t *thrift.Type, x, st string) string {
 func (fg *fileGen) lenValue(pr proto, t *thrift.Type, key bool, x string) int {
 	k := kindOf(t, key)
 	if key && isContainerKind(k) {
-		return fg.lenValue(pr, t, false, "(*"+x+")")
+		return fg.lenValue(pr, t, false, "*"+x)
 	}
 	if pr.compact {
 		if c := compactFixed(k); c > 0 {
@@ -194,7 +194,7 @@ func fixedOf(pr proto, k wireKind) int {
 func (fg *fileGen) writeValue(pr proto, t *thrift.Type, key bool, x string) {
 	k := kindOf(t, key)
 	if key && isContainerKind(k) {
-		fg.writeValue(pr, t, false, "(*"+x+")")
+		fg.writeValue(pr, t, false, "*"+x)
 		return
 	}
 	V := pr.v()
@@ -248,36 +248,42 @@ func (fg *fileGen) writeValue(pr proto, t *thrift.Type, key bool, x string) {
 // readValue emits a block that reads a value of type t at b[off:] and
 // passes the Go expression holding it to set, which emits the assignment.
 // where names the value in error messages.
-func (fg *fileGen) readValue(pr proto, t *thrift.Type, key bool, where string, set func(string)) {
+//
+// target, when not "", is an assignable expression of t's Go type that set
+// would assign to; scalars are then read straight into it. The variables n
+// and err must be in scope (the generated readers declare them).
+func (fg *fileGen) readValue(pr proto, t *thrift.Type, key bool, where, target string, set func(string)) {
 	k := kindOf(t, key)
 	if key && isContainerKind(k) {
-		fg.readValue(pr, t, false, where, func(e string) { set("&" + e) })
+		fg.readValue(pr, t, false, where, "", func(e string) { set("&" + e) })
 		return
 	}
 	V := pr.v()
 	switch k {
 	case wBool, wI8, wI16, wI32, wI64, wDouble, wUUID, wString, wBinary:
 		name, _ := prim(k)
+		if target != "" && fg.fromPrim(t, key, "v") == "v" {
+			fg.p("%s, n, err = %s.Read%s(b[off:])", target, V, name)
+			fg.p("if err != nil { return off, err }")
+			fg.p("off += n")
+			return
+		}
 		v := fg.local("v")
-		fg.p("{")
 		fg.p("%s, n, err := %s.Read%s(b[off:])", v, V, name)
 		fg.p("if err != nil { return off, err }")
 		fg.p("off += n")
 		set(fg.fromPrim(t, key, v))
-		fg.p("}")
 	case wStruct:
 		v := fg.local("v")
-		fg.p("{")
 		fg.p("%s := %s()", v, fg.newFunc(structOf(t)))
 		if pr.compact {
-			fg.p("n, err := %s.FastReadDepthCompact(b[off:], depth+1)", v)
+			fg.p("n, err = %s.FastReadDepthCompact(b[off:], depth+1)", v)
 		} else {
-			fg.p("n, err := %s.FastReadDepth(b[off:], depth+1)", v)
+			fg.p("n, err = %s.FastReadDepth(b[off:], depth+1)", v)
 		}
 		fg.p("if err != nil { return off, err }")
 		fg.p("off += n")
 		set(v)
-		fg.p("}")
 	case wList, wSet:
 		r := t.Resolved()
 		begin := "List"
@@ -299,7 +305,7 @@ func (fg *fileGen) readValue(pr proto, t *thrift.Type, key bool, where string, s
 		} else {
 			i := fg.local("i")
 			fg.p("for %s := range %s {", i, l)
-			fg.readValue(pr, r.Elem, false, where+" element", func(e string) { fg.p("%s[%s] = %s", l, i, e) })
+			fg.readValue(pr, r.Elem, false, where+" element", l+"["+i+"]", func(e string) { fg.p("%s[%s] = %s", l, i, e) })
 			fg.p("}")
 		}
 		set(l)
@@ -318,8 +324,8 @@ func (fg *fileGen) readValue(pr proto, t *thrift.Type, key bool, where string, s
 		i, kv := fg.local("i"), fg.local("k")
 		fg.p("for %s := 0; %s < size; %s++ {", i, i, i)
 		fg.p("var %s %s", kv, fg.goType(r.Key, true))
-		fg.readValue(pr, r.Key, true, where+" key", func(e string) { fg.p("%s = %s", kv, e) })
-		fg.readValue(pr, r.Elem, false, where+" value", func(e string) { fg.p("%s[%s] = %s", m, kv, e) })
+		fg.readValue(pr, r.Key, true, where+" key", kv, func(e string) { fg.p("%s = %s", kv, e) })
+		fg.readValue(pr, r.Elem, false, where+" value", m+"["+kv+"]", func(e string) { fg.p("%s[%s] = %s", m, kv, e) })
 		fg.p("}")
 		set(m)
 		fg.p("}")

@@ -15,11 +15,14 @@
 package gen
 
 import (
+	"bytes"
 	"fmt"
 	"go/format"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/petrel-rpc/petrel/idl/thrift"
 )
@@ -77,18 +80,28 @@ func Generate(f *thrift.File, opt Options) ([]File, error) {
 	for _, tf := range files {
 		g.nameDecls(tf)
 	}
-	var out []File
-	for _, tf := range files {
-		fg := g.newFileGen(tf)
-		src := fg.generate()
+	gens := make([]*fileGen, len(files))
+	for i, tf := range files {
+		gens[i] = g.newFileGen(tf)
+		gens[i].generate()
 		if g.err != nil {
 			return nil, g.err
 		}
-		formatted, err := format.Source(src)
-		if err != nil {
-			return nil, &Error{Pos: thrift.Pos{File: tf.Path}, Msg: fmt.Sprintf("generated Go does not parse (a generator bug): %v\n%s", err, numbered(src))}
+	}
+	if err := formatChunks(gens); err != nil {
+		return nil, err
+	}
+	var out []File
+	for _, fg := range gens {
+		var b bytes.Buffer
+		for i, c := range fg.chunks {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(strings.TrimRight(c.text, "\n"))
+			b.WriteByte('\n')
 		}
-		out = append(out, File{Path: path.Join(fg.pkg.dir, goFileName(tf.Name)), Content: formatted})
+		out = append(out, File{Path: path.Join(fg.pkg.dir, goFileName(fg.f.Name)), Content: b.Bytes()})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	for i := 1; i < len(out); i++ {
@@ -97,6 +110,53 @@ func Generate(f *thrift.File, opt Options) ([]File, error) {
 		}
 	}
 	return out, nil
+}
+
+// formatChunks formats every chunk of every file in place, in parallel:
+// gofmt for ordinary chunks, indentRaw for raw ones.
+func formatChunks(gens []*fileGen) error {
+	type job struct {
+		fg *fileGen
+		i  int
+	}
+	jobs := make(chan job)
+	errs := make(chan error, 1)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				c := &j.fg.chunks[j.i]
+				if c.raw {
+					c.text = indentRaw(c.text)
+					continue
+				}
+				b, err := format.Source([]byte(c.text))
+				if err != nil {
+					select {
+					case errs <- &Error{Pos: thrift.Pos{File: j.fg.f.Path}, Msg: fmt.Sprintf("generated Go does not parse (a generator bug): %v\n%s", err, numbered([]byte(c.text)))}:
+					default:
+					}
+					continue
+				}
+				c.text = string(b)
+			}
+		}()
+	}
+	for _, fg := range gens {
+		for i := range fg.chunks {
+			jobs <- job{fg, i}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+		return nil
+	}
 }
 
 // numbered returns src with line numbers, for bug reports.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"go/format"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -259,6 +260,22 @@ struct S {
 	for _, want := range []string{"map[*[]string]int32", "map[*P]string", "map[string]int32"} {
 		if !strings.Contains(src, want) {
 			t.Errorf("output lacks %q", want)
+		}
+	}
+}
+
+// TestGofmtFixedPoint checks that the output is exactly what gofmt
+// prints (most of it is laid out by the generator, not by go/format).
+func TestGofmtFixedPoint(t *testing.T) {
+	for _, fx := range fixtures(t) {
+		for _, f := range generate(t, fx) {
+			want, err := format.Source(f.Content)
+			if err != nil {
+				t.Fatalf("%s %s: %v", fx.name, f.Path, err)
+			}
+			if !bytes.Equal(want, f.Content) {
+				t.Errorf("%s %s is not gofmt-formatted:\n%s", fx.name, f.Path, firstDiff(string(want), string(f.Content)))
+			}
 		}
 	}
 }

@@ -165,14 +165,18 @@ func (fg *fileGen) genRead(s *thrift.Struct, pr proto) {
 				fg.p("p.%s = %s", fn, e)
 			}
 		}
+		target := ""
+		if !fieldPointer(s, fl) {
+			target = "p." + fn
+		}
 		if pr.compact && k == wBool {
 			fg.p("if hb {")
 			set(fg.fromPrim(fl.Type, false, "bv"))
 			fg.p("} else {")
-			fg.readValue(pr, fl.Type, false, where, set)
+			fg.readValue(pr, fl.Type, false, where, target, set)
 			fg.p("}")
 		} else {
-			fg.readValue(pr, fl.Type, false, where, set)
+			fg.readValue(pr, fl.Type, false, where, target, set)
 		}
 		if fl.Required == thrift.Required && s.Kind != thrift.StructKindUnion {
 			fg.p("isset%s = true", fn)

@@ -12,6 +12,12 @@ import (
 func (fg *fileGen) genStruct(s *thrift.Struct) {
 	name := fg.g.names[s]
 	fg.doc(s.Doc)
+	if s.Kind == thrift.StructKindUnion {
+		if s.Doc != "" {
+			fg.p("//")
+		}
+		fg.p("// %s is a union: set at most one field.", name)
+	}
 	fg.p("type %s struct {", name)
 	for _, fl := range s.Fields {
 		fg.doc(fl.Doc)
@@ -50,17 +56,23 @@ func (fg *fileGen) genStruct(s *thrift.Struct) {
 	fg.p("}")
 	fg.p("")
 
-	// Defaults and accessors.
+	// Defaults, then (raw from here on) accessors and codecs.
 	for _, fl := range s.Fields {
-		fn := fieldGoName(s, fl)
-		gt := fg.goType(fl.Type, false)
 		if dv := fg.g.names[key{fl, "DEFAULT"}]; dv != "" {
+			gt := fg.goType(fl.Type, false)
 			if fl.Default != nil {
 				fg.p("var %s %s = %s", dv, gt, fg.constExpr(fl.Type, fl.Default))
 			} else {
 				fg.p("var %s %s", dv, gt)
 			}
 			fg.p("")
+		}
+	}
+	fg.cut(false)
+	for _, fl := range s.Fields {
+		fn := fieldGoName(s, fl)
+		gt := fg.goType(fl.Type, false)
+		if dv := fg.g.names[key{fl, "DEFAULT"}]; dv != "" {
 			fg.p("// Get%s returns the value of %s, or %s when it is unset.", fn, fn, dv)
 			fg.p("func (p *%s) Get%s() (v %s) {", name, fn, gt)
 			if fieldPointer(s, fl) {
@@ -98,6 +110,7 @@ func (fg *fileGen) genStruct(s *thrift.Struct) {
 
 	fg.genBinaryCodec(s)
 	fg.genCompactCodec(s)
+	fg.cut(true)
 }
 
 // writeOrder returns the fields of s in the order they are written: by id.

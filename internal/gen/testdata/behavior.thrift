@@ -30,8 +30,15 @@ struct WrongTypes {
   1: i32 id
   2: i64 name
   3: optional string flag
-  4: list<string> ids
+  4: set<i64> ids
   5: i32 things
+}
+
+// StringIDs has V2's field 4 with another element type: reading its ids as
+// V2's list<i64> fails (a list whose elements are not what the IDL says is
+// invalid data, not a field to skip).
+struct StringIDs {
+  4: list<string> ids
 }
 
 struct Node {
