@@ -156,3 +156,40 @@ func FuzzCompactRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// FuzzApplicationException decodes arbitrary bytes as a TApplicationException
+// with both protocols; whatever decodes must re-encode and decode the same.
+func FuzzApplicationException(f *testing.F) {
+	e := thrift.NewApplicationException(thrift.ExceptionProtocolError, "bad request")
+	f.Add(thrift.Marshal(e), false)
+	f.Add(thrift.MarshalCompact(e), true)
+	f.Fuzz(func(t *testing.T, in []byte, compact bool) {
+		var got thrift.ApplicationException
+		var err error
+		used := measure(func() {
+			if compact {
+				_, err = got.FastReadCompact(in)
+			} else {
+				_, err = got.FastRead(in)
+			}
+		})
+		if used > allocBudget(len(in)) {
+			t.Fatalf("allocated %d bytes for %d input bytes", used, len(in))
+		}
+		if err != nil {
+			if thrift.KindOf(err) == 0 {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		var again thrift.ApplicationException
+		if compact {
+			err = thrift.UnmarshalCompact(thrift.MarshalCompact(&got), &again)
+		} else {
+			err = thrift.Unmarshal(thrift.Marshal(&got), &again)
+		}
+		if err != nil || again != got {
+			t.Fatalf("re-encode: %+v vs %+v, %v", again, got, err)
+		}
+	})
+}
