@@ -1,0 +1,809 @@
+//go:build linux || darwin || freebsd
+
+package netpoll
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/petrel-rpc/petrel/buf"
+	"golang.org/x/sys/unix"
+)
+
+// Connection is a network connection with nocopy buffers. It implements
+// net.Conn; its Reader and Writer give the nocopy API.
+//
+// The Reader side blocks until enough bytes arrive (or the read timeout, the
+// peer's close or a local Close); Reader methods must not be called from two
+// goroutines at once, nor Writer methods. Flush writes everything queued and
+// blocks only while the socket is full (up to the write timeout).
+type Connection interface {
+	net.Conn
+	// Reader returns the nocopy read side.
+	Reader() buf.Reader
+	// Writer returns the nocopy write side.
+	Writer() buf.Writer
+	// IsActive reports whether the connection is open and the peer has not
+	// closed it. It does no I/O.
+	IsActive() bool
+	// SetReadTimeout bounds each blocking read; 0 means no limit.
+	SetReadTimeout(d time.Duration) error
+	// SetWriteTimeout bounds each Flush that must wait for the socket; 0 means
+	// no limit.
+	SetWriteTimeout(d time.Duration) error
+	// SetIdleTimeout closes the connection after d without input; 0 means
+	// never.
+	SetIdleTimeout(d time.Duration) error
+	// AddCloseCallback registers f to run once after the connection closes.
+	AddCloseCallback(f func(Connection) error) error
+}
+
+// Connection states.
+const (
+	stateOpen       = iota
+	statePeerClosed // the peer closed its side; input may remain
+	stateClosed     // closed locally or by an error
+)
+
+// connection implements Connection. Lock order: writeMu, then cbMu.
+type connection struct {
+	op   fdOperator
+	loop *EventLoop // nil for dialed connections
+	ctx  context.Context
+
+	in  buf.LinkBuffer // written by the poller, read by the handler
+	out buf.LinkBuffer // guarded by writeMu while flushing
+
+	state      atomic.Int32
+	closeErr   atomic.Pointer[error] // why it closed
+	processing atomic.Int32          // 1 while a handler task owns the connection
+	rseq       atomic.Uint64         // bumped by the poller after each read
+	inGuard    atomic.Int32          // 1 while the poller reads or the handler resets in
+	waitN      atomic.Int64          // bytes a blocked reader waits for; 0 when none
+	readCh     chan struct{}         // wakes a blocked reader
+	writeCh    chan struct{}         // wakes a Flush waiting for room
+	paused     atomic.Bool           // reading stopped by the input cap
+	lastRead   atomic.Int64          // poller clock at the last read (UnixNano)
+
+	readTimeout  atomic.Int64 // time.Duration
+	writeTimeout atomic.Int64 // time.Duration
+	readDeadline atomic.Int64 // UnixNano; 0 none
+	writeDL      atomic.Int64 // UnixNano; 0 none
+	inputCap     int
+
+	writeMu sync.Mutex
+	wsegs   [8][]byte     // guarded by writeMu
+	wiov    [8]unix.Iovec // guarded by writeMu
+
+	cbMu        sync.Mutex
+	callbacks   []func(Connection) error // guarded by cbMu
+	idleTimer   *time.Timer              // guarded by cbMu
+	idleTimeout time.Duration            // guarded by cbMu
+	finished    bool                     // close callbacks ran; guarded by cbMu
+
+	local, remote net.Addr
+	processFn     func() // c.process, bound once so dispatch does not allocate
+}
+
+// defaultInputCap is the input a connection buffers before reading pauses.
+const defaultInputCap = 4 << 20
+
+func newConnection(fd int, loop *EventLoop, local, remote net.Addr) *connection {
+	c := &connection{
+		loop:     loop,
+		readCh:   make(chan struct{}, 1),
+		writeCh:  make(chan struct{}, 1),
+		local:    local,
+		remote:   remote,
+		inputCap: defaultInputCap,
+		ctx:      context.Background(),
+	}
+	c.op.fd = fd
+	c.op.conn = c
+	c.op.closeFD = true
+	c.processFn = c.process
+	return c
+}
+
+// ------------------------------------------------------------- poller side
+
+// onEvent runs on the poller goroutine.
+func (c *connection) onEvent(p *poller, ev int) {
+	if c.state.Load() != stateOpen {
+		if ev&evErr != 0 {
+			// Nothing more to learn from this fd; stop its events.
+			c.op.detach()
+		}
+		if ev&(evWrite|evErr) != 0 {
+			c.wakeWriter()
+		}
+		return
+	}
+	if ev&(evRead|evHup|evErr) != 0 {
+		c.onReadable(p, ev)
+	}
+	if ev&(evWrite|evErr) != 0 {
+		c.wakeWriter()
+	}
+}
+
+func (c *connection) wakeWriter() {
+	select {
+	case c.writeCh <- struct{}{}:
+	default:
+	}
+}
+
+func (c *connection) onReadable(p *poller, ev int) {
+	// After the peer's close (or an error), read on until EOF so that
+	// everything it sent is kept.
+	drain := ev&(evHup|evErr) != 0
+	for {
+		// Backpressure: above the cap, stop reading until the handler drains.
+		if l := c.in.Len(); l >= c.inputCap && int64(l) >= c.waitN.Load() {
+			if ev&evErr != 0 {
+				c.peerClosed(ErrConnReset)
+				return
+			}
+			if !c.paused.Swap(true) {
+				c.op.dropInterest(wantRead)
+				// The handler may have drained meanwhile.
+				if c.in.Len() < c.inputCap {
+					c.resumeReading()
+				}
+			}
+			return
+		}
+		if !c.inGuard.CompareAndSwap(0, 1) {
+			// The handler is returning the buffer's memory; the level-triggered
+			// event comes back on the next wait.
+			return
+		}
+		if !c.op.acquire() {
+			c.inGuard.Store(0)
+			return
+		}
+		segs := c.in.Book(1, p.iov[:0])
+		var iov [2]unix.Iovec
+		n, errno := readv(c.op.fd, segs, iov[:0])
+		if n > 0 {
+			c.in.BookAck(n)
+			c.in.Flush()
+		}
+		c.inGuard.Store(0)
+		c.op.release()
+		switch {
+		case n > 0:
+			c.lastRead.Store(p.now.Load())
+			c.rseq.Add(1)
+			c.wakeReader()
+			c.dispatch()
+			if drain {
+				continue
+			}
+			return
+		case n == 0 && errno == 0:
+			c.peerClosed(ErrPeerClosed)
+			return
+		case errno == syscall.EAGAIN || errno == syscall.EINTR:
+			if drain {
+				if ev&evErr != 0 {
+					c.peerClosed(ErrConnReset)
+				} else {
+					c.peerClosed(ErrPeerClosed)
+				}
+			}
+			return
+		default:
+			c.peerClosed(sysErr("read", errno))
+			return
+		}
+	}
+}
+
+// dispatch hands the connection to a handler task unless one already owns it.
+func (c *connection) dispatch() {
+	if c.loop == nil || c.loop.cfg.OnRequest == nil {
+		return
+	}
+	if c.processing.CompareAndSwap(0, 1) {
+		c.loop.pool.Go(c.processFn)
+	}
+}
+
+func (c *connection) wakeReader() {
+	if w := c.waitN.Load(); w != 0 && (int64(c.in.Len()) >= w || w < 0) {
+		select {
+		case c.readCh <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// peerClosed records that the peer closed (or reset) the connection. Input
+// already read stays readable; the connection closes once the handler is done
+// with it.
+func (c *connection) peerClosed(err error) {
+	if !c.state.CompareAndSwap(stateOpen, statePeerClosed) {
+		return
+	}
+	c.closeErr.Store(&err)
+	c.op.dropInterest(wantRead)
+	c.waitN.Store(-1)
+	c.wakeReader()
+	c.wakeWriter()
+	if c.loop != nil {
+		c.loop.disconnected(c)
+	}
+	if c.loop == nil || c.loop.cfg.OnRequest == nil || c.in.Len() == 0 {
+		// Nothing to hand over: close now unless a handler runs; the handler
+		// closes it when it finishes.
+		if c.processing.CompareAndSwap(0, 1) {
+			c.finishHandler()
+		}
+		return
+	}
+	c.dispatch()
+}
+
+func (c *connection) resumeReading() {
+	if c.paused.Swap(false) && c.state.Load() == stateOpen {
+		c.op.addInterest(wantRead)
+	}
+}
+
+// ------------------------------------------------------------ handler side
+
+// process runs OnRequest while the connection has input the handler consumes.
+func (c *connection) process() {
+	defer func() {
+		if r := recover(); r != nil {
+			c.closeWith(errors.New("netpoll: OnRequest panicked"))
+			c.processing.Store(0)
+			c.finishHandlerIfClosed()
+			if c.loop != nil {
+				c.loop.reportPanic(r)
+			}
+		}
+	}()
+	onRequest := c.loop.cfg.OnRequest
+	for {
+		seq := c.rseq.Load()
+		before := c.in.Len()
+		if before > 0 && c.state.Load() != stateClosed {
+			if err := onRequest(c.ctx, c); err != nil {
+				c.closeWith(err)
+			}
+		}
+		after := c.in.Len()
+		if after == 0 {
+			c.releaseInput()
+		}
+		if c.paused.Load() && after < c.inputCap {
+			c.resumeReading()
+		}
+		if after > 0 && after < before && c.state.Load() != stateClosed {
+			continue // consumed some and more is there
+		}
+		c.processing.Store(0)
+		if c.state.Load() != stateOpen {
+			if c.processing.CompareAndSwap(0, 1) {
+				c.finishHandler()
+			}
+			return
+		}
+		if c.rseq.Load() != seq && c.processing.CompareAndSwap(0, 1) {
+			continue // input arrived while we were finishing
+		}
+		return
+	}
+}
+
+// releaseInput returns the input buffer's memory when it is drained, so an
+// idle connection holds none.
+func (c *connection) releaseInput() {
+	c.in.Release()
+	if c.inGuard.CompareAndSwap(0, 1) {
+		if c.in.Len() == 0 {
+			c.in.Reset()
+		}
+		c.inGuard.Store(0)
+	}
+}
+
+// finishHandler closes a connection the peer closed once no handler runs. The
+// caller owns processing.
+func (c *connection) finishHandler() {
+	c.closeWith(nil)
+	c.dropInput()
+	c.processing.Store(0)
+}
+
+// dropInput gives back the memory of input nobody will read. The caller owns
+// processing (no handler runs).
+func (c *connection) dropInput() {
+	c.in.Release()
+	if c.inGuard.CompareAndSwap(0, 1) {
+		c.in.Reset()
+		c.inGuard.Store(0)
+	}
+}
+
+func (c *connection) finishHandlerIfClosed() {
+	if c.state.Load() != stateOpen && c.processing.CompareAndSwap(0, 1) {
+		c.finishHandler()
+	}
+}
+
+// ------------------------------------------------------------------ Reader
+
+// Reader returns the nocopy read side (the connection itself).
+func (c *connection) Reader() buf.Reader { return c }
+
+// Writer returns the nocopy write side (the connection itself).
+func (c *connection) Writer() buf.Writer { return c }
+
+// waitRead blocks until n bytes are readable, the peer closes, the connection
+// closes or the read timeout passes.
+func (c *connection) waitRead(n int) error {
+	if c.in.Len() >= n {
+		return nil
+	}
+	return c.waitReadSlow(n)
+}
+
+func (c *connection) waitReadSlow(n int) error {
+	deadline := c.readDeadlineFor()
+	var timer *time.Timer
+	var timeout <-chan time.Time
+	if deadline != 0 {
+		d := time.Duration(deadline - time.Now().UnixNano())
+		if d <= 0 {
+			return errReadTimeout
+		}
+		timer = time.NewTimer(d)
+		defer timer.Stop()
+		timeout = timer.C
+	}
+	c.waitN.Store(int64(n))
+	defer c.waitN.CompareAndSwap(int64(n), 0)
+	if c.paused.Load() {
+		c.resumeReading() // a frame larger than the cap must still arrive
+	}
+	for c.in.Len() < n {
+		switch c.state.Load() {
+		case stateClosed:
+			return c.errClosed()
+		case statePeerClosed:
+			if c.in.Len() < n {
+				return c.errClosed()
+			}
+		}
+		select {
+		case <-c.readCh:
+		case <-timeout:
+			if c.in.Len() >= n {
+				return nil
+			}
+			return errReadTimeout
+		}
+	}
+	return nil
+}
+
+func (c *connection) readDeadlineFor() int64 {
+	dl := c.readDeadline.Load()
+	if t := c.readTimeout.Load(); t > 0 {
+		if d := time.Now().UnixNano() + t; dl == 0 || d < dl {
+			dl = d
+		}
+	}
+	return dl
+}
+
+// errClosed says why the connection is closed.
+func (c *connection) errClosed() error {
+	if p := c.closeErr.Load(); p != nil && *p != nil {
+		return *p
+	}
+	return ErrConnClosed
+}
+
+// Next returns the next n bytes, waiting for them if needed.
+func (c *connection) Next(n int) ([]byte, error) {
+	if err := c.waitRead(n); err != nil {
+		return nil, err
+	}
+	return c.in.Next(n)
+}
+
+// Peek returns the next n bytes without consuming them, waiting if needed.
+func (c *connection) Peek(n int) ([]byte, error) {
+	if err := c.waitRead(n); err != nil {
+		return nil, err
+	}
+	return c.in.Peek(n)
+}
+
+// Skip consumes n bytes, waiting for them if needed.
+func (c *connection) Skip(n int) error {
+	if err := c.waitRead(n); err != nil {
+		return err
+	}
+	return c.in.Skip(n)
+}
+
+// Until returns the bytes through the next delim, waiting for it.
+func (c *connection) Until(delim byte) ([]byte, error) {
+	for {
+		p, err := c.in.Until(delim)
+		if err == nil {
+			return p, nil
+		}
+		if err := c.waitRead(c.in.Len() + 1); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// ReadByte returns the next byte, waiting for it.
+func (c *connection) ReadByte() (byte, error) {
+	if err := c.waitRead(1); err != nil {
+		return 0, err
+	}
+	return c.in.ReadByte()
+}
+
+// ReadString returns a copy of the next n bytes as a string.
+func (c *connection) ReadString(n int) (string, error) {
+	if err := c.waitRead(n); err != nil {
+		return "", err
+	}
+	return c.in.ReadString(n)
+}
+
+// ReadBinary returns a copy of the next n bytes.
+func (c *connection) ReadBinary(n int) ([]byte, error) {
+	if err := c.waitRead(n); err != nil {
+		return nil, err
+	}
+	return c.in.ReadBinary(n)
+}
+
+// Slice returns the next n bytes as a Reader sharing the input's memory.
+func (c *connection) Slice(n int) (buf.Reader, error) {
+	if err := c.waitRead(n); err != nil {
+		return nil, err
+	}
+	return c.in.Slice(n)
+}
+
+// Release gives back the memory of the input read so far.
+func (c *connection) Release() error {
+	if c.in.Len() == 0 {
+		c.releaseInput()
+		return nil
+	}
+	return c.in.Release()
+}
+
+// Len returns the number of readable bytes without waiting.
+func (c *connection) Len() int { return c.in.Len() }
+
+// Read implements net.Conn: it waits for at least one byte.
+func (c *connection) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if err := c.waitRead(1); err != nil {
+		return 0, err
+	}
+	n, err := c.in.Read(p)
+	c.Release()
+	return n, err
+}
+
+// ------------------------------------------------------------------ Writer
+
+// Malloc returns n writable bytes of the output buffer.
+func (c *connection) Malloc(n int) ([]byte, error) { return c.out.Malloc(n) }
+
+// MallocLen returns the bytes written since the last Flush.
+func (c *connection) MallocLen() int { return c.out.MallocLen() }
+
+// MallocAck keeps the first n bytes written since the last Flush.
+func (c *connection) MallocAck(n int) error { return c.out.MallocAck(n) }
+
+// WriteByte appends one byte to the output.
+func (c *connection) WriteByte(b byte) error { return c.out.WriteByte(b) }
+
+// WriteString appends s to the output (linked, not copied, when large).
+func (c *connection) WriteString(s string) (int, error) { return c.out.WriteString(s) }
+
+// WriteBinary appends p to the output (linked, not copied, when large).
+func (c *connection) WriteBinary(p []byte) (int, error) { return c.out.WriteBinary(p) }
+
+// WriteDirect links p into the output before the last remainCap bytes of the
+// last Malloc.
+func (c *connection) WriteDirect(p []byte, remainCap int) error {
+	return c.out.WriteDirect(p, remainCap)
+}
+
+// Append moves the readable bytes of w (a *buf.LinkBuffer) to the output.
+func (c *connection) Append(w buf.Writer) error { return c.out.Append(w) }
+
+// Flush sends everything written since the last Flush.
+func (c *connection) Flush() error {
+	c.writeMu.Lock()
+	err := c.flushLocked()
+	c.writeMu.Unlock()
+	return err
+}
+
+// Write implements net.Conn: it sends p before returning.
+func (c *connection) Write(p []byte) (int, error) {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	d, _ := c.out.Malloc(len(p))
+	copy(d, p)
+	if err := c.flushLocked(); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (c *connection) flushLocked() error {
+	if c.state.Load() == stateClosed {
+		c.out.Reset()
+		return c.errClosed()
+	}
+	c.out.Flush()
+	for c.out.Len() > 0 {
+		if !c.op.acquire() {
+			c.out.Reset()
+			return c.errClosed()
+		}
+		segs := c.out.Segments(c.wsegs[:0], len(c.wsegs))
+		n, errno := writev(c.op.fd, segs, c.wiov[:0])
+		c.op.release()
+		if n > 0 {
+			c.out.Skip(n)
+		}
+		switch {
+		case errno == 0:
+		case errno == syscall.EAGAIN:
+			if err := c.waitWritable(); err != nil {
+				c.out.Release()
+				c.out.Reset()
+				return err
+			}
+		case errno == syscall.EINTR:
+		default:
+			err := sysErr("write", errno)
+			c.closeWith(err)
+			c.out.Release()
+			c.out.Reset()
+			return err
+		}
+	}
+	c.out.Release()
+	c.out.Reset()
+	return nil
+}
+
+// waitWritable waits for room in the socket's send buffer.
+func (c *connection) waitWritable() error {
+	if err := c.op.addInterest(wantWrite); err != nil {
+		return c.errClosed()
+	}
+	defer c.op.dropInterest(wantWrite)
+	var timeout <-chan time.Time
+	dl := c.writeDL.Load()
+	if t := c.writeTimeout.Load(); t > 0 {
+		if d := time.Now().UnixNano() + t; dl == 0 || d < dl {
+			dl = d
+		}
+	}
+	if dl != 0 {
+		d := time.Duration(dl - time.Now().UnixNano())
+		if d <= 0 {
+			return errWriteTimeout
+		}
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-c.writeCh:
+		if c.state.Load() == stateClosed {
+			return c.errClosed()
+		}
+		return nil
+	case <-timeout:
+		return errWriteTimeout
+	}
+}
+
+// ------------------------------------------------------------- net.Conn etc.
+
+// IsActive reports whether the connection is open and the peer has not closed
+// it.
+func (c *connection) IsActive() bool { return c.state.Load() == stateOpen }
+
+// Close closes the connection; it is safe to call more than once.
+func (c *connection) Close() error {
+	c.closeWith(nil)
+	if c.processing.CompareAndSwap(0, 1) {
+		c.dropInput()
+		c.processing.Store(0)
+	}
+	return nil
+}
+
+// closeWith closes the connection, recording why (nil: closed locally).
+func (c *connection) closeWith(reason error) {
+	for {
+		s := c.state.Load()
+		if s == stateClosed {
+			return
+		}
+		if c.state.CompareAndSwap(s, stateClosed) {
+			if reason == nil && s == stateOpen {
+				reason = ErrConnClosed
+			}
+			if reason != nil && (s == stateOpen || c.closeErr.Load() == nil) {
+				c.closeErr.Store(&reason)
+			}
+			if s == stateOpen && c.loop != nil {
+				c.loop.disconnected(c)
+			}
+			break
+		}
+	}
+	c.waitN.Store(-1)
+	c.wakeReader()
+	c.wakeWriter()
+	c.op.detach()
+	c.op.release() // the open reference: the fd closes when the last user is done
+	if c.loop != nil {
+		c.loop.forget(c)
+	}
+	c.runCloseCallbacks()
+}
+
+func (c *connection) runCloseCallbacks() {
+	c.cbMu.Lock()
+	if c.finished {
+		c.cbMu.Unlock()
+		return
+	}
+	c.finished = true
+	cbs := c.callbacks
+	c.callbacks = nil
+	if c.idleTimer != nil {
+		c.idleTimer.Stop()
+	}
+	c.cbMu.Unlock()
+	for i := len(cbs) - 1; i >= 0; i-- {
+		cbs[i](c)
+	}
+}
+
+// AddCloseCallback registers f to run once after the connection closes (at
+// once if it already has). Callbacks run in reverse order of registration.
+func (c *connection) AddCloseCallback(f func(Connection) error) error {
+	c.cbMu.Lock()
+	if c.finished {
+		c.cbMu.Unlock()
+		f(c)
+		return nil
+	}
+	c.callbacks = append(c.callbacks, f)
+	c.cbMu.Unlock()
+	return nil
+}
+
+// LocalAddr returns the local address.
+func (c *connection) LocalAddr() net.Addr { return c.local }
+
+// RemoteAddr returns the peer's address.
+func (c *connection) RemoteAddr() net.Addr { return c.remote }
+
+// SetDeadline sets the read and write deadlines.
+func (c *connection) SetDeadline(t time.Time) error {
+	c.SetReadDeadline(t)
+	return c.SetWriteDeadline(t)
+}
+
+// SetReadDeadline sets the deadline of blocking reads; zero means none.
+func (c *connection) SetReadDeadline(t time.Time) error {
+	c.readDeadline.Store(unixNano(t))
+	c.wakeReaderForDeadline()
+	return nil
+}
+
+// SetWriteDeadline sets the deadline of blocking flushes; zero means none.
+func (c *connection) SetWriteDeadline(t time.Time) error {
+	c.writeDL.Store(unixNano(t))
+	return nil
+}
+
+func (c *connection) wakeReaderForDeadline() {
+	if c.waitN.Load() != 0 {
+		select {
+		case c.readCh <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// SetReadTimeout bounds each blocking read; 0 means no limit.
+func (c *connection) SetReadTimeout(d time.Duration) error {
+	if d < 0 {
+		d = 0
+	}
+	c.readTimeout.Store(int64(d))
+	return nil
+}
+
+// SetWriteTimeout bounds each Flush that waits for the socket; 0 means no
+// limit.
+func (c *connection) SetWriteTimeout(d time.Duration) error {
+	if d < 0 {
+		d = 0
+	}
+	c.writeTimeout.Store(int64(d))
+	return nil
+}
+
+// SetIdleTimeout closes the connection after d without input; 0 turns it off.
+func (c *connection) SetIdleTimeout(d time.Duration) error {
+	c.cbMu.Lock()
+	defer c.cbMu.Unlock()
+	if c.finished {
+		return c.errClosed()
+	}
+	c.idleTimeout = d
+	if c.idleTimer != nil {
+		c.idleTimer.Stop()
+		c.idleTimer = nil
+	}
+	if d > 0 {
+		c.lastRead.Store(time.Now().UnixNano())
+		c.idleTimer = time.AfterFunc(d, c.checkIdle)
+	}
+	return nil
+}
+
+// checkIdle closes the connection if it had no input for its idle timeout, or
+// re-arms for the rest of it. Reads only store a clock value; no timer is
+// touched per read.
+func (c *connection) checkIdle() {
+	c.cbMu.Lock()
+	d := c.idleTimeout
+	if c.finished || d <= 0 || c.idleTimer == nil {
+		c.cbMu.Unlock()
+		return
+	}
+	idle := time.Duration(time.Now().UnixNano() - c.lastRead.Load())
+	if idle < d || c.processing.Load() != 0 {
+		c.idleTimer.Reset(max(d-idle, time.Millisecond))
+		c.cbMu.Unlock()
+		return
+	}
+	c.cbMu.Unlock()
+	err := error(&timeoutError{op: "idle connection"})
+	c.closeWith(err)
+}

@@ -1,0 +1,169 @@
+//go:build linux || darwin || freebsd
+
+package netpoll
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Dialer opens client connections registered with Petrel's pollers.
+type Dialer struct {
+	// Timeout bounds the whole dial (resolution and connect); 0 (default)
+	// leaves it to the context.
+	Timeout time.Duration
+}
+
+// DialConnection dials address on network ("tcp", "tcp4", "tcp6" or "unix")
+// with a timeout (0: none).
+func DialConnection(network, address string, timeout time.Duration) (Connection, error) {
+	d := Dialer{Timeout: timeout}
+	return d.DialContext(context.Background(), network, address)
+}
+
+// DialContext dials address on network ("tcp", "tcp4", "tcp6" or "unix"). A
+// dial that times out returns an error with Timeout() true.
+func (d *Dialer) DialContext(ctx context.Context, network, address string) (Connection, error) {
+	if d.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d.Timeout)
+		defer cancel()
+	}
+	sa, raddr, err := resolve(ctx, network, address)
+	if err != nil {
+		return nil, dialErr(network, address, err)
+	}
+	family := unix.AF_INET
+	switch sa.(type) {
+	case *unix.SockaddrInet6:
+		family = unix.AF_INET6
+	case *unix.SockaddrUnix:
+		family = unix.AF_UNIX
+	}
+	fd, err := newSocket(family)
+	if err != nil {
+		return nil, dialErr(network, address, err)
+	}
+	c := newConnection(fd, nil, nil, raddr)
+	err = unix.Connect(fd, sa)
+	if err != nil && err != unix.EINPROGRESS {
+		closeFD(fd)
+		return nil, dialErr(network, address, os.NewSyscallError("connect", err))
+	}
+	if err := defaultManager.register(&c.op, wantWrite); err != nil {
+		closeFD(fd)
+		return nil, dialErr(network, address, err)
+	}
+	if err != nil { // EINPROGRESS: wait until the socket is writable
+		if err := c.waitConnected(ctx); err != nil {
+			c.closeWith(err)
+			return nil, dialErr(network, address, err)
+		}
+	}
+	if err := c.op.setInterest(wantRead); err != nil {
+		c.closeWith(err)
+		return nil, dialErr(network, address, err)
+	}
+	if lsa, err := unix.Getsockname(fd); err == nil {
+		c.local = sockaddrToAddr(lsa)
+	}
+	if family != unix.AF_UNIX {
+		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	}
+	return c, nil
+}
+
+func (c *connection) waitConnected(ctx context.Context) error {
+	for {
+		select {
+		case <-c.writeCh:
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return errDialTimeout
+			}
+			return ctx.Err()
+		}
+		v, err := unix.GetsockoptInt(c.op.fd, unix.SOL_SOCKET, unix.SO_ERROR)
+		if err != nil {
+			return os.NewSyscallError("getsockopt", err)
+		}
+		switch syscall.Errno(v) {
+		case 0:
+			return nil
+		case syscall.EINPROGRESS, syscall.EALREADY, syscall.EINTR:
+			continue
+		default:
+			return os.NewSyscallError("connect", syscall.Errno(v))
+		}
+	}
+}
+
+func dialErr(network, address string, err error) error {
+	if IsTimeout(err) {
+		return err
+	}
+	return &net.OpError{Op: "dial", Net: network, Addr: addrString{network, address}, Err: err}
+}
+
+type addrString struct{ network, address string }
+
+func (a addrString) Network() string { return a.network }
+func (a addrString) String() string  { return a.address }
+
+// resolve turns address into a socket address.
+func resolve(ctx context.Context, network, address string) (unix.Sockaddr, net.Addr, error) {
+	switch network {
+	case "unix":
+		return &unix.SockaddrUnix{Name: address}, &net.UnixAddr{Name: address, Net: "unix"}, nil
+	case "tcp", "tcp4", "tcp6":
+	default:
+		return nil, nil, fmt.Errorf("netpoll: unsupported network %q (want tcp, tcp4, tcp6 or unix)", network)
+	}
+	host, portStr, err := net.SplitHostPort(address)
+	if err != nil {
+		return nil, nil, err
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil {
+		port, err = net.DefaultResolver.LookupPort(ctx, network, portStr)
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	var ips []net.IP
+	if ip := net.ParseIP(host); ip != nil {
+		ips = []net.IP{ip}
+	} else {
+		if host == "" {
+			host = "localhost"
+		}
+		addrs, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, a := range addrs {
+			ips = append(ips, a.IP)
+		}
+	}
+	for _, ip := range ips {
+		if ip4 := ip.To4(); ip4 != nil && network != "tcp6" {
+			sa := &unix.SockaddrInet4{Port: port}
+			copy(sa.Addr[:], ip4)
+			return sa, &net.TCPAddr{IP: ip4, Port: port}, nil
+		}
+		if ip.To4() == nil && network != "tcp4" {
+			sa := &unix.SockaddrInet6{Port: port}
+			copy(sa.Addr[:], ip.To16())
+			return sa, &net.TCPAddr{IP: ip, Port: port}, nil
+		}
+	}
+	return nil, nil, fmt.Errorf("netpoll: no %s address for %q", network, host)
+}

@@ -1,0 +1,56 @@
+package netpoll
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"syscall"
+)
+
+var (
+	// ErrConnClosed reports use of a connection after it was closed locally.
+	ErrConnClosed = errors.New("netpoll: connection closed")
+	// ErrPeerClosed reports that the peer closed the connection; it wraps io.EOF.
+	ErrPeerClosed = fmt.Errorf("netpoll: connection closed by peer: %w", io.EOF)
+	// ErrConnReset reports that the peer reset the connection.
+	ErrConnReset = fmt.Errorf("netpoll: connection reset by peer: %w", syscall.ECONNRESET)
+	// ErrLoopClosed reports use of an event loop after Shutdown.
+	ErrLoopClosed = errors.New("netpoll: event loop shut down")
+	// ErrUnsupported reports a platform without epoll or kqueue.
+	ErrUnsupported = errors.New("netpoll: no epoll or kqueue on this platform")
+)
+
+// timeoutError is returned when a read, write or dial deadline passes. It
+// satisfies net.Error with Timeout() true.
+type timeoutError struct{ op string }
+
+func (e *timeoutError) Error() string   { return "netpoll: " + e.op + " timed out" }
+func (e *timeoutError) Timeout() bool   { return true }
+func (e *timeoutError) Temporary() bool { return true }
+func (e *timeoutError) Is(target error) bool {
+	return target == errTimeout
+}
+
+// errTimeout matches every timeout error with errors.Is; exported through
+// IsTimeout.
+var errTimeout = errors.New("netpoll: timeout")
+
+// IsTimeout reports whether err is a netpoll timeout.
+func IsTimeout(err error) bool { return errors.Is(err, errTimeout) }
+
+var (
+	errReadTimeout  = &timeoutError{op: "read"}
+	errWriteTimeout = &timeoutError{op: "write"}
+	errDialTimeout  = &timeoutError{op: "dial"}
+)
+
+// sysErr turns a failed system call into an error that says what happened.
+func sysErr(op string, errno syscall.Errno) error {
+	switch errno {
+	case syscall.ECONNRESET:
+		return ErrConnReset
+	case syscall.EPIPE:
+		return fmt.Errorf("netpoll: %s: peer closed the connection: %w", op, errno)
+	}
+	return fmt.Errorf("netpoll: %s: %w", op, errno)
+}

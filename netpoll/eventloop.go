@@ -1,0 +1,409 @@
+//go:build linux || darwin || freebsd
+
+package netpoll
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/petrel-rpc/petrel/gopool"
+)
+
+// Config configures an EventLoop. Zero fields take their defaults.
+type Config struct {
+	// OnRequest runs in a pool goroutine when a connection has input, and again
+	// while it consumes input and more remains. It reads with the connection's
+	// Reader (which waits for missing bytes) and replies with its Writer and
+	// Flush. Returning an error closes the connection. Required.
+	OnRequest func(ctx context.Context, conn Connection) error
+	// OnPrepare runs when a connection is accepted, before it is registered;
+	// the context it returns is passed to the other callbacks. Optional.
+	OnPrepare func(conn Connection) context.Context
+	// OnConnect runs after a connection is registered, before its first
+	// OnRequest; it may replace the context. Optional.
+	OnConnect func(ctx context.Context, conn Connection) context.Context
+	// OnDisconnect runs once, in a pool goroutine, when a connection stops
+	// being active: the peer closed or reset it, or it was closed locally.
+	// Optional.
+	OnDisconnect func(ctx context.Context, conn Connection)
+
+	// ReadTimeout bounds each blocking read of a handler; 0 (default) means
+	// no limit.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds each Flush that waits for the socket; 0 (default)
+	// means no limit.
+	WriteTimeout time.Duration
+	// IdleTimeout closes connections without input for this long; 0 (default)
+	// means never.
+	IdleTimeout time.Duration
+	// InputCap is the input in bytes a connection buffers before its socket
+	// stops being read until the handler consumes some (default 4 MiB).
+	InputCap int
+	// Pool runs the handlers (default: a pool of its own with
+	// gopool.DefaultConfig, closed at Shutdown).
+	Pool *gopool.Pool
+	// PanicHandler receives a panic of OnRequest (the connection is closed).
+	// Default: none (the panic is dropped after closing the connection).
+	PanicHandler func(recovered any, stack []byte)
+}
+
+// DefaultConfig returns a Config with every default filled in except
+// OnRequest.
+func DefaultConfig() Config {
+	return Config{InputCap: defaultInputCap}
+}
+
+// Validate reports a Config that cannot work.
+func (c *Config) Validate() error {
+	if c.OnRequest == nil {
+		return errors.New("netpoll: Config.OnRequest is required")
+	}
+	if c.InputCap < 0 || c.ReadTimeout < 0 || c.WriteTimeout < 0 || c.IdleTimeout < 0 {
+		return fmt.Errorf("netpoll: negative limit in Config (InputCap %d, timeouts %v %v %v)",
+			c.InputCap, c.ReadTimeout, c.WriteTimeout, c.IdleTimeout)
+	}
+	return nil
+}
+
+// EventLoop serves connections accepted from listeners with the handlers of
+// its Config.
+type EventLoop struct {
+	cfg      Config
+	pool     *gopool.Pool
+	ownsPool bool
+
+	mu        sync.Mutex                // guards the fields below
+	conns     map[*connection]struct{}  // open connections
+	listeners map[*listener]struct{}    // serving listeners
+	closed    bool
+	done      chan struct{} // closed by Shutdown
+	active    atomic.Int64  // handlers running
+}
+
+// NewEventLoop returns an event loop with cfg.
+func NewEventLoop(cfg Config) (*EventLoop, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.InputCap == 0 {
+		cfg.InputCap = defaultInputCap
+	}
+	l := &EventLoop{
+		cfg:       cfg,
+		pool:      cfg.Pool,
+		conns:     make(map[*connection]struct{}),
+		listeners: make(map[*listener]struct{}),
+		done:      make(chan struct{}),
+	}
+	if l.pool == nil {
+		p, err := gopool.New(gopool.DefaultConfig())
+		if err != nil {
+			return nil, err
+		}
+		l.pool, l.ownsPool = p, true
+	}
+	return l, nil
+}
+
+// Serve accepts connections from ln and serves them until Shutdown; then it
+// returns nil. ln must be a TCP or Unix listener from the net package (its
+// file descriptor is polled directly). Serve may be called for several
+// listeners at once.
+func (l *EventLoop) Serve(ln net.Listener) error {
+	lis, err := newListener(l, ln)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return ErrLoopClosed
+	}
+	l.listeners[lis] = struct{}{}
+	l.mu.Unlock()
+	if err := defaultManager.register(&lis.op, wantRead); err != nil {
+		l.mu.Lock()
+		delete(l.listeners, lis)
+		l.mu.Unlock()
+		closeFD(lis.op.fd)
+		return err
+	}
+	select {
+	case <-l.done:
+		return nil
+	case <-lis.failed:
+		return lis.err
+	}
+}
+
+// Shutdown stops accepting, lets running handlers finish, and closes each
+// connection once it is idle (no handler running and no unread input). It
+// returns when every connection is closed, or closes the rest and returns
+// ctx.Err() when ctx ends first.
+func (l *EventLoop) Shutdown(ctx context.Context) error {
+	l.mu.Lock()
+	if !l.closed {
+		l.closed = true
+		close(l.done)
+	}
+	lis := make([]*listener, 0, len(l.listeners))
+	for x := range l.listeners {
+		lis = append(lis, x)
+	}
+	l.listeners = map[*listener]struct{}{}
+	l.mu.Unlock()
+	for _, x := range lis {
+		x.stop()
+	}
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	var err error
+	for {
+		if l.closeIdle() == 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			err = ctx.Err()
+			l.closeAll()
+		case <-tick.C:
+			continue
+		}
+		break
+	}
+	if l.ownsPool {
+		l.pool.Close()
+	}
+	return err
+}
+
+// closeIdle closes idle connections and returns how many remain.
+func (l *EventLoop) closeIdle() int {
+	l.mu.Lock()
+	var idle []*connection
+	for c := range l.conns {
+		if c.processing.Load() == 0 && c.in.Len() == 0 {
+			idle = append(idle, c)
+		}
+	}
+	left := len(l.conns) - len(idle)
+	l.mu.Unlock()
+	for _, c := range idle {
+		if c.processing.CompareAndSwap(0, 1) {
+			if c.in.Len() == 0 {
+				c.finishHandler()
+				continue
+			}
+			c.processing.Store(0)
+			left++
+		} else {
+			left++
+		}
+	}
+	return left
+}
+
+func (l *EventLoop) closeAll() {
+	l.mu.Lock()
+	all := make([]*connection, 0, len(l.conns))
+	for c := range l.conns {
+		all = append(all, c)
+	}
+	l.mu.Unlock()
+	for _, c := range all {
+		c.Close()
+	}
+}
+
+// accepted registers a connection the listener accepted.
+func (l *EventLoop) accepted(c *connection) error {
+	c.inputCap = l.cfg.InputCap
+	c.readTimeout.Store(int64(l.cfg.ReadTimeout))
+	c.writeTimeout.Store(int64(l.cfg.WriteTimeout))
+	if l.cfg.OnPrepare != nil {
+		if ctx := l.cfg.OnPrepare(c); ctx != nil {
+			c.ctx = ctx
+		}
+	}
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return ErrLoopClosed
+	}
+	l.conns[c] = struct{}{}
+	l.mu.Unlock()
+	if l.cfg.OnConnect != nil {
+		// Hold handlers back until OnConnect is done.
+		c.processing.Store(1)
+	}
+	if err := defaultManager.register(&c.op, wantRead); err != nil {
+		l.forget(c)
+		return err
+	}
+	if l.cfg.IdleTimeout > 0 {
+		c.SetIdleTimeout(l.cfg.IdleTimeout)
+	}
+	if l.cfg.OnConnect != nil {
+		l.pool.Go(func() {
+			if ctx := l.cfg.OnConnect(c.ctx, c); ctx != nil {
+				c.ctx = ctx
+			}
+			c.processing.Store(0)
+			if c.state.Load() != stateOpen {
+				c.finishHandlerIfClosed()
+				return
+			}
+			if c.in.Len() > 0 {
+				c.dispatch()
+			}
+		})
+	}
+	return nil
+}
+
+func (l *EventLoop) forget(c *connection) {
+	l.mu.Lock()
+	delete(l.conns, c)
+	l.mu.Unlock()
+}
+
+// disconnected runs OnDisconnect for a connection that stopped being active.
+func (l *EventLoop) disconnected(c *connection) {
+	if f := l.cfg.OnDisconnect; f != nil {
+		l.pool.Go(func() { f(c.ctx, c) })
+	}
+}
+
+func (l *EventLoop) reportPanic(r any) {
+	if h := l.cfg.PanicHandler; h != nil {
+		h(r, debug.Stack())
+	}
+}
+
+// listener polls a listening socket and accepts its connections.
+type listener struct {
+	op     fdOperator
+	loop   *EventLoop
+	ln     net.Listener
+	failed chan struct{}
+	err    error
+
+	mu      sync.Mutex // guards backoff and stopped
+	backoff time.Duration
+	timer   *time.Timer
+	stopped bool
+}
+
+func newListener(l *EventLoop, ln net.Listener) (*listener, error) {
+	sc, ok := ln.(syscall.Conn)
+	if !ok {
+		return nil, fmt.Errorf("netpoll: Serve needs a TCP or Unix listener, got %T", ln)
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return nil, fmt.Errorf("netpoll: listener fd: %w", err)
+	}
+	fd := -1
+	if err := rc.Control(func(f uintptr) { fd = int(f) }); err != nil {
+		return nil, fmt.Errorf("netpoll: listener fd: %w", err)
+	}
+	// Poll a duplicate: its lifetime is ours, so closing ln can never leave
+	// the poller with a number the kernel has given to another socket.
+	dup, err := dupFD(fd)
+	if err != nil {
+		return nil, err
+	}
+	lis := &listener{loop: l, ln: ln, failed: make(chan struct{})}
+	lis.op.fd = dup
+	lis.op.ln = lis
+	lis.op.closeFD = true
+	return lis, nil
+}
+
+// onEvent accepts what is pending, on the poller goroutine.
+func (x *listener) onEvent(ev int) {
+	for i := 0; i < 64; i++ {
+		if !x.op.acquire() {
+			return
+		}
+		c, errno := acceptConn(x.op.fd, x.loop, x.ln.Addr())
+		x.op.release()
+		switch {
+		case errno == 0:
+			if err := x.loop.accepted(c); err != nil {
+				closeFD(c.op.fd)
+			}
+		case errno == syscall.EAGAIN || errno == syscall.EINTR || errno == syscall.ECONNABORTED:
+			if errno == syscall.EAGAIN {
+				return
+			}
+		case errno == syscall.EMFILE || errno == syscall.ENFILE || errno == syscall.ENOBUFS || errno == syscall.ENOMEM:
+			x.pause()
+			return
+		default:
+			x.fail(sysErr("accept", errno))
+			return
+		}
+	}
+}
+
+// pause stops accepting for a while when the process is out of file
+// descriptors or memory, instead of spinning on a listener that stays
+// readable; the pause doubles while the condition lasts (10 ms to 1 s).
+func (x *listener) pause() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.stopped {
+		return
+	}
+	if x.backoff == 0 {
+		x.backoff = 10 * time.Millisecond
+	} else if x.backoff < time.Second {
+		x.backoff *= 2
+	}
+	x.op.dropInterest(wantRead)
+	x.timer = time.AfterFunc(x.backoff, func() {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		if !x.stopped {
+			x.op.addInterest(wantRead)
+		}
+	})
+}
+
+func (x *listener) fail(err error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.stopped {
+		return
+	}
+	x.err = err
+	close(x.failed)
+	x.stopLocked()
+}
+
+func (x *listener) stop() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.stopLocked()
+}
+
+func (x *listener) stopLocked() {
+	if x.stopped {
+		return
+	}
+	x.stopped = true
+	if x.timer != nil {
+		x.timer.Stop()
+	}
+	x.op.detach()
+	x.op.release() // the poller closes the duplicate after its batch
+	x.ln.Close()
+}

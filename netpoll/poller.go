@@ -1,0 +1,330 @@
+//go:build linux || darwin || freebsd
+
+package netpoll
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// fdOperator is what a poller knows of a registered fd: its pointer is the
+// user data of the fd's kernel registration.
+type fdOperator struct {
+	fd     int
+	poller *poller
+	conn   *connection // set for connections
+	ln     *listener   // set for listeners
+
+	// refs counts the users of fd: 1 while the operator is open, plus one for
+	// each system call in progress. The fd is closed when it drops to 0.
+	refs      atomic.Int32
+	closeFD   bool // the fd belongs to the operator and is closed with it
+	want      int  // interest registered in the kernel; guarded by wantMu
+	wantMu    sync.Mutex
+	prev, nxt *fdOperator // registry links; guarded by poller.mu
+}
+
+// acquire takes a reference for a system call; it fails once the operator is
+// closed.
+func (op *fdOperator) acquire() bool {
+	for {
+		r := op.refs.Load()
+		if r <= 0 {
+			return false
+		}
+		if op.refs.CompareAndSwap(r, r+1) {
+			return true
+		}
+	}
+}
+
+// release drops a reference; the last one hands the fd back to its poller to
+// be closed after the current batch of events.
+func (op *fdOperator) release() {
+	if op.refs.Add(-1) == 0 {
+		op.poller.retire(op)
+	}
+}
+
+// setInterest changes what the kernel reports for the fd.
+func (op *fdOperator) setInterest(want int) error {
+	return op.changeInterest(want, ^0)
+}
+
+// changeInterest sets the interest bits in add and keeps only those in keep.
+func (op *fdOperator) changeInterest(add, keep int) error {
+	op.wantMu.Lock()
+	defer op.wantMu.Unlock()
+	if op.want == detached || op.refs.Load() <= 0 {
+		return ErrConnClosed
+	}
+	want := (op.want & keep) | add
+	if keep == ^0 {
+		want = add
+	}
+	if want == op.want {
+		return nil
+	}
+	op.want = want
+	return op.poller.sys.mod(op.fd, op, want)
+}
+
+// detach stops the fd's events for good (the fd stays open until retired).
+func (op *fdOperator) detach() {
+	op.wantMu.Lock()
+	defer op.wantMu.Unlock()
+	if op.want != detached {
+		op.want = detached
+		op.poller.sys.del(op.fd)
+	}
+}
+
+// detached is the interest of an operator removed from the kernel.
+const detached = -1
+
+// addInterest and dropInterest change one interest bit.
+func (op *fdOperator) addInterest(bit int) error { return op.changeInterest(bit, ^bit|bit) }
+
+func (op *fdOperator) dropInterest(bit int) error { return op.changeInterest(0, ^bit) }
+
+// poller runs one event loop over one epoll or kqueue instance.
+type poller struct {
+	sys *sysPoller
+	m   *manager
+	id  int
+
+	mu       sync.Mutex  // guards the fields below
+	registry fdOperator  // sentinel of the list of registered operators
+	count    int         // registered operators
+	retired  []*fdOperator // closed operators, freed after the next batch
+	stopped  bool
+
+	// Poller goroutine only.
+	iov     [][]byte
+	now     atomic.Int64 // coarse clock (UnixNano) refreshed after each wait
+	scratch []*fdOperator
+}
+
+// Pollers.
+
+const eventBatch = 256
+
+var defaultManager = &manager{}
+
+// manager owns the pollers. They start with the first registration and stop
+// when their last fd is gone, so an idle process runs no poller goroutines.
+type manager struct {
+	mu      sync.Mutex
+	n       int // configured number of pollers (0: default)
+	pollers []*poller
+	next    atomic.Uint32
+}
+
+// SetNumPollers sets how many pollers share the process's connections
+// (default: one per 20 processors, at least one). It applies to pollers started
+// after the call; running pollers keep their fds.
+func SetNumPollers(n int) error {
+	if n < 1 {
+		return fmt.Errorf("netpoll: SetNumPollers(%d): need at least 1", n)
+	}
+	defaultManager.mu.Lock()
+	defaultManager.n = n
+	defaultManager.mu.Unlock()
+	return nil
+}
+
+// NumPollers returns the number of pollers connections are spread across.
+func NumPollers() int {
+	defaultManager.mu.Lock()
+	defer defaultManager.mu.Unlock()
+	return defaultManager.size()
+}
+
+func (m *manager) size() int {
+	if m.n > 0 {
+		return m.n
+	}
+	return max(1, runtime.GOMAXPROCS(0)/20)
+}
+
+// register adds op to the next poller (round robin) with the given interest.
+func (m *manager) register(op *fdOperator, want int) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	size := m.size()
+	if len(m.pollers) != size {
+		if len(m.pollers) < size {
+			m.pollers = append(m.pollers, make([]*poller, size-len(m.pollers))...)
+		}
+	}
+	i := int(m.next.Add(1)) % len(m.pollers)
+	p := m.pollers[i]
+	if p == nil || p.isStopped() {
+		np, err := m.start(i)
+		if err != nil {
+			return err
+		}
+		p = np
+		m.pollers[i] = p
+	}
+	op.poller = p
+	op.want = want
+	op.refs.Store(1)
+	p.mu.Lock()
+	p.link(op)
+	p.count++
+	p.mu.Unlock()
+	if err := p.sys.add(op.fd, op, want); err != nil {
+		p.mu.Lock()
+		p.unlink(op)
+		p.count--
+		p.mu.Unlock()
+		op.refs.Store(0)
+		return err
+	}
+	return nil
+}
+
+func (m *manager) start(id int) (*poller, error) {
+	sys, err := newSysPoller(eventBatch)
+	if err != nil {
+		return nil, err
+	}
+	p := &poller{sys: sys, m: m, id: id, iov: make([][]byte, 0, 2)}
+	p.registry.prev, p.registry.nxt = &p.registry, &p.registry
+	p.now.Store(time.Now().UnixNano())
+	go p.run()
+	return p, nil
+}
+
+func (p *poller) isStopped() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stopped
+}
+
+func (p *poller) link(op *fdOperator) {
+	op.prev, op.nxt = p.registry.prev, &p.registry
+	p.registry.prev.nxt = op
+	p.registry.prev = op
+}
+
+func (p *poller) unlink(op *fdOperator) {
+	op.prev.nxt = op.nxt
+	op.nxt.prev = op.prev
+	op.prev, op.nxt = nil, nil
+}
+
+// retire queues a closed operator: the poller deletes it from the kernel now
+// and frees it (closing its fd) once no batch can still hold its pointer.
+func (p *poller) retire(op *fdOperator) {
+	op.detach()
+	p.mu.Lock()
+	p.retired = append(p.retired, op)
+	p.mu.Unlock()
+	p.sys.wake()
+}
+
+// run is the poller's loop.
+func (p *poller) run() {
+	block := true
+	for {
+		// Operators retired before this wait cannot appear in any batch after
+		// it has been processed.
+		p.mu.Lock()
+		freeing := append(p.scratch[:0], p.retired...)
+		p.retired = p.retired[:0]
+		p.mu.Unlock()
+
+		n, err := p.sys.wait(block)
+		if err == nil && n > 0 {
+			p.now.Store(time.Now().UnixNano())
+			p.dispatch(n)
+			block = false
+		} else if !block {
+			// Nothing more right now: let the handlers just started run,
+			// then sleep in the kernel.
+			block = true
+			runtime.Gosched()
+		}
+		if len(freeing) > 0 {
+			if p.free(freeing) {
+				return
+			}
+		}
+		p.scratch = freeing[:0]
+		if err != nil {
+			// epoll_wait only fails on a bad fd or bad memory: the poller is
+			// unusable. Fail every fd it holds.
+			p.failAll(err)
+			return
+		}
+	}
+}
+
+func (p *poller) dispatch(n int) {
+	for i := 0; i < n; i++ {
+		op, ev := p.sys.event(i)
+		if op == nil {
+			p.sys.drainWake()
+			continue
+		}
+		// This atomic load pairs with the store in register (and the later
+		// acquire and release): it makes the operator's fields, written
+		// before the fd reached the kernel, visible to this goroutine in the
+		// memory model's terms, which cannot see through the system call.
+		if op.refs.Load() <= 0 {
+			continue // closed: a stale event
+		}
+		switch {
+		case op.conn != nil:
+			op.conn.onEvent(p, ev)
+		case op.ln != nil:
+			op.ln.onEvent(ev)
+		}
+	}
+}
+
+// free closes the fds of retired operators, forgets them, and reports whether
+// the poller stopped because it has no fd left.
+func (p *poller) free(ops []*fdOperator) bool {
+	p.m.mu.Lock()
+	defer p.m.mu.Unlock()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, op := range ops {
+		if op.closeFD {
+			closeFD(op.fd)
+		}
+		p.unlink(op)
+		p.count--
+		ops[i] = nil
+	}
+	if p.count == 0 && len(p.retired) == 0 {
+		p.stopped = true
+		p.sys.close()
+		return true
+	}
+	return false
+}
+
+func (p *poller) failAll(err error) {
+	p.m.mu.Lock()
+	p.mu.Lock()
+	p.stopped = true
+	var ops []*fdOperator
+	for op := p.registry.nxt; op != &p.registry; op = op.nxt {
+		ops = append(ops, op)
+	}
+	p.mu.Unlock()
+	p.m.mu.Unlock()
+	for _, op := range ops {
+		if op.conn != nil {
+			op.conn.closeWith(fmt.Errorf("netpoll: poller failed: %w", err))
+		}
+	}
+	p.sys.close()
+}
