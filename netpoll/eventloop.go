@@ -79,9 +79,9 @@ type EventLoop struct {
 	pool     *gopool.Pool
 	ownsPool bool
 
-	mu        sync.Mutex                // guards the fields below
-	conns     map[*connection]struct{}  // open connections
-	listeners map[*listener]struct{}    // serving listeners
+	mu        sync.Mutex               // guards the fields below
+	conns     map[*connection]struct{} // open connections
+	listeners map[*listener]struct{}   // serving listeners
 	closed    bool
 	done      chan struct{} // closed by Shutdown
 	active    atomic.Int64  // handlers running

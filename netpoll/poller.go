@@ -96,9 +96,9 @@ type poller struct {
 	m   *manager
 	id  int
 
-	mu       sync.Mutex  // guards the fields below
-	registry fdOperator  // sentinel of the list of registered operators
-	count    int         // registered operators
+	mu       sync.Mutex    // guards the fields below
+	registry fdOperator    // sentinel of the list of registered operators
+	count    int           // registered operators
 	retired  []*fdOperator // closed operators, freed after the next batch
 	stopped  bool
 
