@@ -262,6 +262,10 @@ func (fg *fileGen) readValue(pr proto, t *thrift.Type, key bool, where, target s
 	switch k {
 	case wBool, wI8, wI16, wI32, wI64, wDouble, wUUID, wString, wBinary:
 		name, _ := prim(k)
+		if k == wString || k == wBinary {
+			// Aliases the input: FastRead hands its readers a private copy.
+			name += "Nocopy"
+		}
 		if target != "" && fg.fromPrim(t, key, "v") == "v" {
 			fg.p("%s, n, err = %s.Read%s(b[off:])", target, V, name)
 			fg.p("if err != nil { return off, err }")

@@ -204,16 +204,19 @@ type generator struct {
 	scopes map[string]map[string]bool
 	// synth holds the argument and result structs of service functions.
 	synth map[*thrift.Function]svcStructs
-	err   error
+	// stringy caches hasStrings.
+	stringy map[*thrift.Struct]bool
+	err     error
 }
 
 func newGenerator(opt Options) *generator {
 	return &generator{
-		opt:    opt,
-		pkgs:   map[*thrift.File]*pkgInfo{},
-		names:  map[any]string{},
-		scopes: map[string]map[string]bool{},
-		synth:  map[*thrift.Function]svcStructs{},
+		opt:     opt,
+		pkgs:    map[*thrift.File]*pkgInfo{},
+		names:   map[any]string{},
+		scopes:  map[string]map[string]bool{},
+		synth:   map[*thrift.Function]svcStructs{},
+		stringy: map[*thrift.Struct]bool{},
 	}
 }
 

@@ -106,10 +106,18 @@ func (fg *fileGen) genRead(s *thrift.Struct, pr proto) {
 		protoName = "compact"
 	}
 	fg.p("// FastRead%s reads p in the %s protocol from b[0:] and returns the bytes consumed.", suffix, protoName)
-	fg.p("func (p *%s) FastRead%s(b []byte) (int, error) { return p.FastReadDepth%s(b, 1) }", name, suffix, suffix)
+	if fg.g.hasStrings(s) {
+		fg.p("// Strings and binaries share one private copy of b (one allocation for all of")
+		fg.p("// them), so b may be reused as soon as FastRead%s returns.", suffix)
+		fg.p("func (p *%s) FastRead%s(b []byte) (int, error) { return p.FastReadDepth%s(append([]byte(nil), b...), 1) }", name, suffix, suffix)
+	} else {
+		fg.p("func (p *%s) FastRead%s(b []byte) (int, error) { return p.FastReadDepth%s(b, 1) }", name, suffix, suffix)
+	}
 	fg.p("")
 	fg.p("// FastReadDepth%s is FastRead%s for a struct nested depth levels deep (1 for", suffix, suffix)
-	fg.p("// the outermost); it fails past the codec's MaxDepth.")
+	fg.p("// the outermost); it fails past the codec's MaxDepth. It does not copy b:")
+	fg.p("// strings and binaries read alias it, so b must stay alive and unchanged")
+	fg.p("// while p is in use.")
 	fg.p("func (p *%s) FastReadDepth%s(b []byte, depth int) (int, error) {", name, suffix)
 	fg.p("%s", depthCheck())
 	var required []*thrift.Field

@@ -258,3 +258,37 @@ func (fg *fileGen) qualName(f *thrift.File, name string) string {
 func (fg *fileGen) newFunc(s *thrift.Struct) string {
 	return fg.qualName(s.File, fg.g.names[key{s, "New"}])
 }
+
+// hasStrings reports whether a value of struct s can hold a string or
+// binary, directly or in anything it contains.
+func (g *generator) hasStrings(s *thrift.Struct) bool {
+	if v, ok := g.stringy[s]; ok {
+		return v
+	}
+	g.stringy[s] = false // a cycle adds nothing new
+	v := false
+	for _, fl := range s.Fields {
+		if g.typeHasStrings(fl.Type) {
+			v = true
+			break
+		}
+	}
+	g.stringy[s] = v
+	return v
+}
+
+func (g *generator) typeHasStrings(t *thrift.Type) bool {
+	r := t.Resolved()
+	switch r.Kind {
+	case thrift.TypeString, thrift.TypeBinary:
+		return true
+	case thrift.TypeList, thrift.TypeSet:
+		return g.typeHasStrings(r.Elem)
+	case thrift.TypeMap:
+		return g.typeHasStrings(r.Key) || g.typeHasStrings(r.Elem)
+	}
+	if s := r.Struct(); s != nil {
+		return g.hasStrings(s)
+	}
+	return false
+}
