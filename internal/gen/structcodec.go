@@ -27,6 +27,25 @@ func errElemType(where, what, got, want string) string {
 	return "thrift.ElemTypeError(" + strconv.Quote(where+" ("+what+")") + ", " + got + ", " + want + ")"
 }
 
+// codecCopyStruct says whether the codec offers CopyStruct; without it the
+// same logic is emitted inline.
+const codecCopyStruct = false
+
+// copyStruct returns the expression of a private copy of the struct at the
+// start of b (emitting the statements it needs first): the struct's bytes
+// only, found with a Skip pass when b is large.
+func (fg *fileGen) copyStruct(pr proto) string {
+	if codecCopyStruct {
+		return pr.v() + ".CopyStruct(b)"
+	}
+	fg.p("if len(b) > 4096 {")
+	fg.p("if n, err := %s.SkipDepth(b, thrift.STRUCT, 0); err == nil {", pr.v())
+	fg.p("b = b[:n]")
+	fg.p("}")
+	fg.p("}")
+	return "append([]byte(nil), b...)"
+}
+
 // genBinaryCodec writes BLength, FastWrite, FastWriteNocopy, FastRead and
 // FastReadDepth.
 func (fg *fileGen) genBinaryCodec(s *thrift.Struct) {
@@ -107,9 +126,11 @@ func (fg *fileGen) genRead(s *thrift.Struct, pr proto) {
 	}
 	fg.p("// FastRead%s reads p in the %s protocol from b[0:] and returns the bytes consumed.", suffix, protoName)
 	if fg.g.hasStrings(s) {
-		fg.p("// Strings and binaries share one private copy of b (one allocation for all of")
-		fg.p("// them), so b may be reused as soon as FastRead%s returns.", suffix)
-		fg.p("func (p *%s) FastRead%s(b []byte) (int, error) { return p.FastReadDepth%s(append([]byte(nil), b...), 1) }", name, suffix, suffix)
+		fg.p("// Strings and binaries share one private copy of the struct's bytes (one")
+		fg.p("// allocation for all of them), so b may be reused as soon as FastRead%s returns.", suffix)
+		fg.p("func (p *%s) FastRead%s(b []byte) (int, error) {", name, suffix)
+		fg.p("return p.FastReadDepth%s(%s, 1)", suffix, fg.copyStruct(pr))
+		fg.p("}")
 	} else {
 		fg.p("func (p *%s) FastRead%s(b []byte) (int, error) { return p.FastReadDepth%s(b, 1) }", name, suffix, suffix)
 	}
@@ -134,6 +155,9 @@ func (fg *fileGen) genRead(s *thrift.Struct, pr proto) {
 		}
 	}
 	keep := fg.g.opt.KeepUnknown
+	if keep {
+		fg.p("p._unknownFields%s = p._unknownFields%s[:0]", suffix, suffix)
+	}
 	fg.p("off := 0")
 	if pr.compact {
 		fg.p("var last int16")
