@@ -100,6 +100,7 @@ type poller struct {
 	registry fdOperator    // sentinel of the list of registered operators
 	count    int           // registered operators
 	retired  []*fdOperator // closed operators, freed after the next batch
+	nretired atomic.Int32  // len(retired), read without the lock
 	stopped  bool
 
 	// Poller goroutine only.
@@ -224,6 +225,7 @@ func (p *poller) retire(op *fdOperator) {
 	op.detach()
 	p.mu.Lock()
 	p.retired = append(p.retired, op)
+	p.nretired.Store(int32(len(p.retired)))
 	p.mu.Unlock()
 	p.sys.wake()
 }
@@ -234,21 +236,27 @@ func (p *poller) run() {
 	for {
 		// Operators retired before this wait cannot appear in any batch after
 		// it has been processed.
-		p.mu.Lock()
-		freeing := append(p.scratch[:0], p.retired...)
-		p.retired = p.retired[:0]
-		p.mu.Unlock()
+		freeing := p.scratch[:0]
+		if p.nretired.Load() != 0 {
+			p.mu.Lock()
+			freeing = append(freeing, p.retired...)
+			p.retired = p.retired[:0]
+			p.nretired.Store(0)
+			p.mu.Unlock()
+		}
 
 		n, err := p.sys.wait(block)
 		if err == nil && n > 0 {
 			p.now.Store(time.Now().UnixNano())
 			p.dispatch(n)
-			block = false
-		} else if !block {
-			// Nothing more right now: let the handlers just started run,
-			// then sleep in the kernel.
-			block = true
+			// Let the handlers just started run (and send their replies)
+			// before polling again without blocking: by then more events
+			// have usually arrived, so each poll collects a larger batch.
 			runtime.Gosched()
+			block = false
+		} else {
+			// Nothing pending: sleep in the kernel.
+			block = true
 		}
 		if len(freeing) > 0 {
 			if p.free(freeing) {
