@@ -1,17 +1,3 @@
-// Package gen turns parsed Thrift files (package idl/thrift) into Go source:
-// one Go package per Thrift file, with struct, enum, const, typedef and
-// service declarations, and for every struct a binary and a compact codec
-// (BLength/FastWrite/FastRead and their Compact twins) that calls the
-// runtime primitives of package codec/thrift.
-//
-// The generated code is glue: every byte-level decision is made by the
-// runtime. What the generator adds is what only the IDL knows: which fields
-// have a fixed wire size (summed into one constant at generation time),
-// which containers hold fixed-size elements (sized in O(1) and, for lists of
-// i32, i64 and double, written and read in bulk), and the shape of each
-// struct.
-//
-// [Generate] is the entry point; cmd/petrel is its command-line front end.
 package gen
 
 import (

@@ -1,0 +1,73 @@
+// Package gen turns parsed Thrift files (package idl/thrift) into Go source:
+// one Go package per Thrift file, with struct, enum, const, typedef and
+// service declarations, and for every struct a binary and a compact codec
+// that calls the runtime primitives of package codec/thrift. [Generate] is
+// the entry point; cmd/petrel is its command-line front end.
+//
+// # Placement
+//
+// A file with `namespace go a.b.c` goes to directory a/b/c, package c; a
+// file without one goes to a directory named after the file. Options.Module
+// is the import path of the output root; generated packages import each
+// other (for includes) below it.
+//
+// # What is generated
+//
+// Structs, unions and exceptions become Go structs with `thrift` and `json`
+// tags. Optional scalars, strings, enums and uuids are pointers; structs are
+// always pointers; optional containers and binaries use nil for unset.
+// Unions are structs whose fields are all optional. For a struct X:
+//
+//	NewX() *X                      // applies the IDL's default values
+//	(p *X) GetF() T                // value, or the default when unset (nil-safe)
+//	(p *X) IsSetF() bool           // for optional and nilable fields
+//	X_F_DEFAULT                    // what GetF returns when F is unset
+//	(p *X) String() string         // and Error() string for exceptions
+//	(p *X) BLength() int
+//	(p *X) FastWrite(b []byte) int
+//	(p *X) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int
+//	(p *X) FastRead(b []byte) (int, error)
+//	(p *X) FastReadDepth(b []byte, depth int) (int, error)
+//	(p *X) BLengthCompact() int
+//	(p *X) FastWriteCompact(b []byte) int
+//	(p *X) FastReadCompact(b []byte) (int, error)
+//	(p *X) FastReadDepthCompact(b []byte, depth int) (int, error)
+//
+// Enums are `type E int64` with constants E_NAME, String, EFromString, Ptr,
+// MarshalText and UnmarshalText. Typedefs of structs and enums are aliases
+// (`type T = X`, so methods carry over); other typedefs are defined types.
+// Constants are Go constants where Go allows, variables otherwise.
+//
+// For each service S and function f: SFArgs (the arguments, by their ids)
+// and, unless f is oneway, SFResult (Success as field 0 unless f is void,
+// then one optional field per declared exception), each with the methods
+// above; and SServiceInfo, a *thrift.ServiceInfo listing every method,
+// inherited ones included, with constructors of its argument and result
+// structs.
+//
+// # Codecs
+//
+// Writers never allocate: BLength sizes the output exactly and FastWrite
+// fills a buffer of that size. Everything the IDL fixes is decided at
+// generation time: the sizes of all always-written fixed-size fields are
+// summed into one constant; containers of fixed-size elements are sized as
+// header + n*size; lists of i32, i64 and double are written and read with the
+// codec's bulk slice functions; compact field headers whose delta is known
+// are sized at generation time. FastWriteNocopy hands strings and binaries
+// of at least thrift.NocopyThreshold bytes to the NocopyWriter by reference.
+//
+// Readers call thrift.CheckDepth first (nested structs are read with
+// depth+1), skip unknown fields with the codec's depth-limited SkipDepth
+// (or keep them, with Options.KeepUnknown, in unexported fields written back
+// as read), skip known fields whose wire type is not the IDL's, reject
+// containers whose element types are not the IDL's, and report missing
+// required fields by struct and field name. FastReadDepth reads strings and
+// binaries by reference into its input; FastRead first takes a private copy
+// of the struct's bytes (only for structs that can hold strings), so one
+// allocation serves every string of a message and the caller may reuse its
+// buffer at once. Slices and maps are allocated once, at their read size.
+//
+// Most of the output (accessors and codec methods) is written directly in
+// gofmt's layout and only indented; the rest goes through go/format, in
+// parallel. Tests check that the result is a fixed point of gofmt.
+package gen
