@@ -245,6 +245,19 @@ func (fg *fileGen) writeValue(pr proto, t *thrift.Type, key bool, x string) {
 
 // ---- reading ----
 
+// structArray emits, for a container whose elements are structs, one
+// allocation of size structs that the elements then point into, and
+// returns its name ("" for other element types). One allocation instead of
+// one per element; the price is that an element keeps the whole array alive.
+func (fg *fileGen) structArray(elem *thrift.Type) string {
+	if kindOf(elem, false) != wStruct {
+		return ""
+	}
+	a := fg.local("a")
+	fg.p("%s := make([]%s, size)", a, strings.TrimPrefix(fg.goType(elem, false), "*"))
+	return a
+}
+
 // readValue emits a block that reads a value of type t at b[off:] and
 // passes the Go expression holding it to set, which emits the assignment.
 // where names the value in error messages.
@@ -279,7 +292,16 @@ func (fg *fileGen) readValue(pr proto, t *thrift.Type, key bool, where, target s
 		set(fg.fromPrim(t, key, v))
 	case wStruct:
 		v := fg.local("v")
-		fg.p("%s := %s()", v, fg.newFunc(structOf(t)))
+		if slot := fg.slot; slot != "" {
+			// An element of a container: its structs were allocated at once.
+			fg.slot = ""
+			fg.p("%s := &%s", v, slot)
+			if fg.hasDefaults(structOf(t)) {
+				fg.p("%s.InitDefault()", v)
+			}
+		} else {
+			fg.p("%s := %s()", v, fg.newFunc(structOf(t)))
+		}
 		if pr.compact {
 			fg.p("n, err = %s.FastReadDepthCompact(b[off:], depth+1)", v)
 		} else {
@@ -308,7 +330,11 @@ func (fg *fileGen) readValue(pr proto, t *thrift.Type, key bool, where, target s
 			fg.p("off += n")
 		} else {
 			i := fg.local("i")
+			arr := fg.structArray(r.Elem)
 			fg.p("for %s := range %s {", i, l)
+			if arr != "" {
+				fg.slot = arr + "[" + i + "]"
+			}
 			fg.readValue(pr, r.Elem, false, where+" element", l+"["+i+"]", func(e string) { fg.p("%s[%s] = %s", l, i, e) })
 			fg.p("}")
 		}
@@ -326,9 +352,13 @@ func (fg *fileGen) readValue(pr proto, t *thrift.Type, key bool, where, target s
 		fg.p("if size != 0 && vt != %s { return off, %s }", vt, errElemType(where, "map value", "vt", vt))
 		fg.p("%s := make(%s, size)", m, fg.goType(t, key))
 		i, kv := fg.local("i"), fg.local("k")
+		arr := fg.structArray(r.Elem)
 		fg.p("for %s := 0; %s < size; %s++ {", i, i, i)
 		fg.p("var %s %s", kv, fg.goType(r.Key, true))
 		fg.readValue(pr, r.Key, true, where+" key", kv, func(e string) { fg.p("%s = %s", kv, e) })
+		if arr != "" {
+			fg.slot = arr + "[" + i + "]"
+		}
 		fg.readValue(pr, r.Elem, false, where+" value", m+"["+kv+"]", func(e string) { fg.p("%s[%s] = %s", m, kv, e) })
 		fg.p("}")
 		set(m)

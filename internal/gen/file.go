@@ -23,6 +23,9 @@ type fileGen struct {
 	tmp     int // counter for unique local names
 	// chunks is the body of the file so far, in order.
 	chunks []chunk
+	// slot, when not "", is where readValue puts the next struct it reads
+	// (an element of a preallocated array) instead of allocating it.
+	slot string
 }
 
 // chunk is a run of top-level declarations. Declarations whose layout

@@ -55,6 +55,17 @@ func (fg *fileGen) genStruct(s *thrift.Struct) {
 	fg.p("}")
 	fg.p("}")
 	fg.p("")
+	fg.p("// InitDefault sets p to a new %s with the IDL's default values.", name)
+	fg.p("func (p *%s) InitDefault() {", name)
+	fg.p("*p = %s{", name)
+	for _, fl := range s.Fields {
+		if fl.Default != nil && !fieldOptional(s, fl) {
+			fg.p("%s: %s,", fieldGoName(s, fl), fg.constExpr(fl.Type, fl.Default))
+		}
+	}
+	fg.p("}")
+	fg.p("}")
+	fg.p("")
 
 	// Defaults, then (raw from here on) accessors and codecs.
 	for _, fl := range s.Fields {
@@ -111,6 +122,16 @@ func (fg *fileGen) genStruct(s *thrift.Struct) {
 	fg.genBinaryCodec(s)
 	fg.genCompactCodec(s)
 	fg.cut(true)
+}
+
+// hasDefaults reports whether NewX sets any field of s.
+func (fg *fileGen) hasDefaults(s *thrift.Struct) bool {
+	for _, fl := range s.Fields {
+		if fl.Default != nil && !fieldOptional(s, fl) {
+			return true
+		}
+	}
+	return false
 }
 
 // writeOrder returns the fields of s in the order they are written: by id.

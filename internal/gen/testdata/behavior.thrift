@@ -83,3 +83,10 @@ service Echo extends Base {
 exception Oops {
   1: string why
 }
+
+// Many holds containers of structs: read with one allocation for all the
+// structs of each container.
+struct Many {
+  1: list<V1> items
+  2: map<i32, Node> by_id
+}
