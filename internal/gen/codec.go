@@ -204,16 +204,19 @@ func (fg *fileGen) writeValue(pr proto, t *thrift.Type, key bool, x string) {
 		fg.p("off += %s.Write%s(b[off:], %s)", V, name, fg.toPrim(t, key, x))
 	case wString, wBinary:
 		name, _ := prim(k)
-		if pr.compact {
-			fg.p("off += %s.Write%s(b[off:], %s)", V, name, fg.toPrim(t, key, x))
-		} else {
+		if fg.nocopy {
 			fg.p("off += %s.Write%sNocopy(b[off:], w, %s)", V, name, fg.toPrim(t, key, x))
+		} else {
+			fg.p("off += %s.Write%s(b[off:], %s)", V, name, fg.toPrim(t, key, x))
 		}
 	case wStruct:
-		if pr.compact {
+		switch {
+		case pr.compact:
 			fg.p("off += %s.FastWriteCompact(b[off:])", x)
-		} else {
+		case fg.nocopy:
 			fg.p("off += %s.FastWriteNocopy(b[off:], w)", x)
+		default:
+			fg.p("off += %s.FastWrite(b[off:])", x)
 		}
 	case wList, wSet:
 		r := t.Resolved()

@@ -26,6 +26,8 @@ type fileGen struct {
 	// slot, when not "", is where readValue puts the next struct it reads
 	// (an element of a preallocated array) instead of allocating it.
 	slot string
+	// nocopy makes writeValue emit the *Nocopy writers (FastWriteNocopy).
+	nocopy bool
 }
 
 // chunk is a run of top-level declarations. Declarations whose layout

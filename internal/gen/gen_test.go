@@ -219,10 +219,10 @@ func TestFixedSizeConstant(t *testing.T) {
 			t.Errorf("Bulk.BLength lacks %q:\n%s", want, bulk)
 		}
 	}
-	w := funcBody(t, src, "func (p *Bulk) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {")
+	w := funcBody(t, src, "func (p *Bulk) FastWrite(b []byte) int {")
 	for _, want := range []string{"WriteI64Slice(b[off:], p.I64s)", "WriteI32Slice(b[off:], p.I32s)", "WriteDoubleSlice(b[off:], p.Doubles)"} {
 		if !strings.Contains(w, want) {
-			t.Errorf("Bulk.FastWriteNocopy lacks %q", want)
+			t.Errorf("Bulk.FastWrite lacks %q", want)
 		}
 	}
 	r := funcBody(t, src, "func (p *Bulk) FastReadDepth(b []byte, depth int) (int, error) {")

@@ -85,11 +85,31 @@ func (fg *fileGen) genBinaryCodec(s *thrift.Struct) {
 
 	fg.p("// FastWrite writes p in the binary protocol at b[0:], which holds at least")
 	fg.p("// p.BLength() bytes, and returns the bytes written.")
-	fg.p("func (p *%s) FastWrite(b []byte) int { return p.FastWriteNocopy(b, nil) }", name)
+	fg.p("func (p *%s) FastWrite(b []byte) int {", name)
+	fg.nocopy = false
+	fg.writeBody(s, fields)
+	fg.p("}")
 	fg.p("")
-	fg.p("// FastWriteNocopy is FastWrite that hands large strings and binaries to w")
-	fg.p("// by reference (w may be nil).")
+	fg.p("// FastWriteNocopy is FastWrite that hands strings and binaries of at least")
+	fg.p("// thrift.NocopyThreshold bytes to w by reference (w may be nil). b must")
+	fg.p("// still hold p.BLength() bytes; the caller trims what is left unused.")
 	fg.p("func (p *%s) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {", name)
+	if fg.g.hasStrings(s) {
+		fg.nocopy = true
+		fg.writeBody(s, fields)
+		fg.nocopy = false
+	} else {
+		fg.p("return p.FastWrite(b)")
+	}
+	fg.p("}")
+	fg.p("")
+
+	fg.genRead(s, pr)
+}
+
+// writeBody writes the statements of FastWrite (or FastWriteNocopy, when
+// fg.nocopy is set).
+func (fg *fileGen) writeBody(s *thrift.Struct, fields []*thrift.Field) {
 	fg.p("if p == nil { return thrift.Binary.WriteFieldStop(b) }")
 	fg.p("off := 0")
 	for _, fl := range fields {
@@ -99,7 +119,7 @@ func (fg *fileGen) genBinaryCodec(s *thrift.Struct) {
 			fg.p("if p.%s != nil {", fieldGoName(s, fl))
 		}
 		fg.p("off += thrift.Binary.WriteFieldBegin(b[off:], %s, %d)", ttype(k), fl.ID)
-		fg.writeValue(pr, fl.Type, false, fieldValue(s, fl))
+		fg.writeValue(binaryProto, fl.Type, false, fieldValue(s, fl))
 		if opt {
 			fg.p("}")
 		}
@@ -109,10 +129,6 @@ func (fg *fileGen) genBinaryCodec(s *thrift.Struct) {
 	}
 	fg.p("off += thrift.Binary.WriteFieldStop(b[off:])")
 	fg.p("return off")
-	fg.p("}")
-	fg.p("")
-
-	fg.genRead(s, pr)
 }
 
 // genRead writes FastRead and FastReadDepth (or their compact twins).
