@@ -32,6 +32,8 @@ generate:
 
 unit: generate
 	@for m in $(MODULES); do echo "go test -race $$m"; (cd $$m && go test -race -count=1 -timeout 15m ./...) || exit 1; done
+	@# Memory and latency bounds are asserted exactly without the race runtime.
+	go test -count=1 ./buf/... ./netpoll/...
 
 # Runs every Fuzz target of every module briefly (its seed corpus runs in `unit` too).
 fuzz-brief:

@@ -68,6 +68,7 @@ type connection struct {
 	readCh     chan struct{}         // wakes a blocked reader
 	writeCh    chan struct{}         // wakes a Flush waiting for room
 	paused     atomic.Bool           // reading stopped by the input cap
+	dialing    atomic.Bool           // connect in progress: events only wake the dialer
 	lastRead   atomic.Int64          // poller clock at the last read (UnixNano)
 
 	readTimeout  atomic.Int64 // time.Duration
@@ -114,6 +115,10 @@ func newConnection(fd int, loop *EventLoop, local, remote net.Addr) *connection 
 
 // onEvent runs on the poller goroutine.
 func (c *connection) onEvent(p *poller, ev int) {
+	if c.dialing.Load() {
+		c.wakeWriter() // the dialer checks SO_ERROR itself
+		return
+	}
 	if c.state.Load() != stateOpen {
 		if ev&evErr != 0 {
 			// Nothing more to learn from this fd; stop its events.

@@ -58,6 +58,7 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (Conn
 		closeFD(fd)
 		return nil, dialErr(network, address, os.NewSyscallError("connect", err))
 	}
+	c.dialing.Store(true)
 	if err := defaultManager.register(&c.op, wantWrite); err != nil {
 		closeFD(fd)
 		return nil, dialErr(network, address, err)
@@ -68,6 +69,7 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (Conn
 			return nil, dialErr(network, address, err)
 		}
 	}
+	c.dialing.Store(false)
 	if err := c.op.setInterest(wantRead); err != nil {
 		c.closeWith(err)
 		return nil, dialErr(network, address, err)

@@ -1,0 +1,616 @@
+//go:build linux
+
+package netpoll_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	"golang.org/x/sys/unix"
+
+	"github.com/petrel-rpc/petrel/netpoll"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// echo is an OnRequest that sends back whatever arrived.
+func echo(_ context.Context, c netpoll.Connection) error {
+	r, w := c.Reader(), c.Writer()
+	n := r.Len()
+	in, err := r.Next(n)
+	if err != nil {
+		return err
+	}
+	out, _ := w.Malloc(n)
+	copy(out, in)
+	r.Release()
+	return w.Flush()
+}
+
+// serve starts an event loop on a loopback listener and stops it at the end of
+// the test.
+func serve(t testing.TB, cfg netpoll.Config) (*netpoll.EventLoop, string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	loop, err := netpoll.NewEventLoop(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- loop.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := loop.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	return loop, ln.Addr().String()
+}
+
+func TestEchoWithNetConnAndDialer(t *testing.T) {
+	_, addr := serve(t, netpoll.Config{OnRequest: echo})
+
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	msg := bytes.Repeat([]byte("petrel"), 2000) // spans buffer nodes
+	for i := 0; i < 50; i++ {
+		if _, err := c.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]byte, len(msg))
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if _, err := io.ReadFull(c, got); err != nil || !bytes.Equal(got, msg) {
+			t.Fatalf("round %d: %v", i, err)
+		}
+	}
+
+	dc, err := netpoll.DialConnection("tcp", addr, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dc.Close()
+	w := dc.Writer()
+	w.WriteString("hello ")
+	w.WriteBinary(msg) // linked by reference
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := dc.Reader().Next(6 + len(msg))
+	if err != nil || string(got[:6]) != "hello " || !bytes.Equal(got[6:], msg) {
+		t.Fatalf("dialer echo: %v", err)
+	}
+	dc.Reader().Release()
+	if !dc.IsActive() {
+		t.Fatal("dialed connection not active")
+	}
+}
+
+func TestDialErrors(t *testing.T) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close()
+	_, err := netpoll.DialConnection("tcp", addr, time.Second)
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("dial to a closed port: %v, want connection refused", err)
+	}
+	if _, err := netpoll.DialConnection("udp", addr, time.Second); err == nil {
+		t.Fatal("dial udp: no error")
+	}
+}
+
+func TestReadTimeoutIsNetError(t *testing.T) {
+	_, addr := serve(t, netpoll.Config{OnRequest: func(context.Context, netpoll.Connection) error { return nil }})
+	c, err := netpoll.DialConnection("tcp", addr, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetReadTimeout(20 * time.Millisecond)
+	start := time.Now()
+	_, err = c.Reader().Next(1)
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() || !netpoll.IsTimeout(err) {
+		t.Fatalf("read with nothing to read: %v, want a timeout", err)
+	}
+	if d := time.Since(start); d < 15*time.Millisecond || d > 2*time.Second {
+		t.Fatalf("timeout after %v", d)
+	}
+}
+
+func TestPeerCloseAndResetErrors(t *testing.T) {
+	// A server that never answers, so the client sees the close.
+	accepted := make(chan netpoll.Connection, 2)
+	_, addr := serve(t, netpoll.Config{
+		OnRequest: func(context.Context, netpoll.Connection) error { return nil },
+		OnConnect: func(ctx context.Context, c netpoll.Connection) context.Context {
+			accepted <- c
+			return ctx
+		},
+	})
+	c, err := netpoll.DialConnection("tcp", addr, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sc := <-accepted
+	sc.Close()
+	if _, err := c.Reader().Next(1); !errors.Is(err, io.EOF) || !errors.Is(err, netpoll.ErrPeerClosed) {
+		t.Fatalf("read after the peer closed: %v", err)
+	}
+	if c.IsActive() {
+		t.Fatal("IsActive after the peer closed")
+	}
+
+	// Reset: the peer closes with unread data and SO_LINGER 0.
+	raw, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc = <-accepted
+	raw.(*net.TCPConn).SetLinger(0)
+	raw.Close()
+	deadline := time.Now().Add(2 * time.Second)
+	for sc.IsActive() && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	_, err = sc.Reader().Next(1)
+	if !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, io.EOF) {
+		t.Fatalf("read after a reset: %v", err)
+	}
+	if err := c.Writer().Flush(); err != nil {
+		// nothing written: Flush of nothing succeeds or reports the close
+		_ = err
+	}
+	c.Close()
+	if _, err := c.Write([]byte("x")); err == nil {
+		t.Fatal("write after Close: no error")
+	}
+}
+
+// TestPeerCloseDetectedQuickly: for each of 1,000 connections, IsActive turns
+// false and OnDisconnect runs within 10 ms of the peer closing (acceptance 6).
+func TestPeerCloseDetectedQuickly(t *testing.T) {
+	const n = 1000
+	type rec struct {
+		conn   netpoll.Connection
+		closed atomic.Int64 // UnixNano when the client closed
+		seen   atomic.Int64 // UnixNano when OnDisconnect ran
+		active atomic.Bool  // IsActive as OnDisconnect saw it
+	}
+	var (
+		mu    sync.Mutex
+		byRem = map[string]*rec{}
+		got   = make(chan struct{}, n)
+		conns = make(chan *rec, n)
+	)
+	_, addr := serve(t, netpoll.Config{
+		OnRequest: func(context.Context, netpoll.Connection) error { return nil },
+		OnPrepare: func(c netpoll.Connection) context.Context {
+			r := &rec{conn: c}
+			mu.Lock()
+			byRem[c.RemoteAddr().String()] = r
+			mu.Unlock()
+			conns <- r
+			return context.Background()
+		},
+		OnDisconnect: func(_ context.Context, c netpoll.Connection) {
+			mu.Lock()
+			r := byRem[c.RemoteAddr().String()]
+			mu.Unlock()
+			r.seen.Store(time.Now().UnixNano())
+			r.active.Store(c.IsActive())
+			got <- struct{}{}
+		},
+	})
+	clients := make([]net.Conn, n)
+	for i := range clients {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients[i] = c
+		<-conns
+	}
+	mu.Lock()
+	recs := make(map[string]*rec, n)
+	for k, v := range byRem {
+		recs[k] = v
+	}
+	mu.Unlock()
+	for _, c := range clients {
+		r := recs[c.LocalAddr().String()]
+		r.closed.Store(time.Now().UnixNano())
+		c.Close()
+		time.Sleep(200 * time.Microsecond)
+	}
+	for i := 0; i < n; i++ {
+		select {
+		case <-got:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("only %d of %d OnDisconnect calls", i, n)
+		}
+	}
+	var worst time.Duration
+	for _, r := range recs {
+		if r.active.Load() || r.conn.IsActive() {
+			t.Fatal("IsActive true after OnDisconnect")
+		}
+		if d := time.Duration(r.seen.Load() - r.closed.Load()); d > worst {
+			worst = d
+		}
+	}
+	t.Logf("worst close-to-OnDisconnect delay over %d connections: %v", n, worst)
+	limit := 10 * time.Millisecond
+	if raceEnabled {
+		limit = 50 * time.Millisecond // the race detector slows everything ~10x
+	}
+	if worst > limit {
+		t.Fatalf("worst delay %v > %v", worst, limit)
+	}
+}
+
+// TestIdleConnectionsHoldNoBuffers: 5,000 connections that each exchanged a
+// message and went idle hold at most 2 KB of heap each (acceptance 7).
+func TestIdleConnectionsHoldNoBuffers(t *testing.T) {
+	const n = 5000
+	var accepted atomic.Int64
+	_, addr := serve(t, netpoll.Config{
+		OnRequest: echo,
+		OnConnect: func(ctx context.Context, c netpoll.Connection) context.Context {
+			accepted.Add(1)
+			return ctx
+		},
+	})
+	sa := tcpSockaddr(t, addr)
+	heapBefore := heapAfterGC()
+	// Raw client sockets: they use no Go heap, so the growth is the server's.
+	fds := make([]int, 0, n)
+	defer func() {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+	}()
+	msg := bytes.Repeat([]byte{'x'}, 512)
+	reply := make([]byte, 512)
+	for i := 0; i < n; i++ {
+		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fds = append(fds, fd)
+		if err := unix.Connect(fd, sa); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := unix.Write(fd, msg); err != nil {
+			t.Fatal(err)
+		}
+		for got := 0; got < len(reply); {
+			k, err := unix.Read(fd, reply[got:])
+			if err != nil || k == 0 {
+				t.Fatalf("conn %d: read %d, %v", i, k, err)
+			}
+			got += k
+		}
+	}
+	for accepted.Load() < n {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // let the last handlers return their buffers
+	heapAfter := heapAfterGC()
+	per := (int64(heapAfter) - int64(heapBefore)) / n
+	t.Logf("heap per idle connection: %d bytes", per)
+	limit := int64(2048)
+	if raceEnabled {
+		limit = 4096 // the race runtime allocates beside every sync object; make test also runs this without -race
+	}
+	if per > limit {
+		t.Fatalf("%d bytes of heap per idle connection, want <= %d", per, limit)
+	}
+}
+
+func heapAfterGC() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+func tcpSockaddr(t testing.TB, addr string) unix.Sockaddr {
+	ta, err := net.ResolveTCPAddr("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa := &unix.SockaddrInet4{Port: ta.Port}
+	copy(sa.Addr[:], ta.IP.To4())
+	return sa
+}
+
+// TestSlowHandlerBoundsInput: a handler ten times slower than its sender
+// keeps the connection's input within the cap (acceptance 7), and loses
+// nothing.
+func TestSlowHandlerBoundsInput(t *testing.T) {
+	const (
+		inputCap = 256 << 10
+		total    = 8 << 20
+		chunk    = 16 << 10
+	)
+	var maxLen, received atomic.Int64
+	var sum atomic.Uint64
+	_, addr := serve(t, netpoll.Config{
+		InputCap: inputCap,
+		OnRequest: func(_ context.Context, c netpoll.Connection) error {
+			r := c.Reader()
+			if l := int64(r.Len()); l > maxLen.Load() {
+				maxLen.Store(l)
+			}
+			n := min(r.Len(), chunk)
+			p, err := r.Next(n)
+			if err != nil {
+				return err
+			}
+			var s uint64
+			for _, b := range p {
+				s += uint64(b)
+			}
+			sum.Add(s)
+			received.Add(int64(n))
+			r.Release()
+			time.Sleep(time.Millisecond) // slow: ~16 MB/s
+			return nil
+		},
+	})
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var want uint64
+	data := make([]byte, 64<<10)
+	for i := range data {
+		data[i] = byte(i * 7)
+		want += uint64(data[i])
+	}
+	want *= total / uint64(len(data))
+	start := time.Now()
+	for sent := 0; sent < total; sent += len(data) {
+		if _, err := c.Write(data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for received.Load() < total {
+		if time.Since(start) > 60*time.Second {
+			t.Fatalf("received %d of %d", received.Load(), total)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if sum.Load() != want {
+		t.Fatal("bytes lost or changed under backpressure")
+	}
+	// The cap, plus at most one read's worth booked before the check.
+	if limit := int64(inputCap + 128<<10); maxLen.Load() > limit {
+		t.Fatalf("input grew to %d bytes with a cap of %d", maxLen.Load(), inputCap)
+	}
+	t.Logf("max input %d bytes (cap %d)", maxLen.Load(), inputCap)
+}
+
+// TestHandlerLeavingDataDoesNotSpin: a handler that waits for a full frame
+// returns without consuming; the loop must not call it again until more
+// bytes arrive.
+func TestHandlerLeavingDataDoesNotSpin(t *testing.T) {
+	var calls atomic.Int64
+	_, addr := serve(t, netpoll.Config{OnRequest: func(_ context.Context, c netpoll.Connection) error {
+		calls.Add(1)
+		r := c.Reader()
+		if r.Len() < 10 {
+			return nil // incomplete frame: wait for more
+		}
+		p, _ := r.Next(10)
+		out, _ := c.Writer().Malloc(10)
+		copy(out, p)
+		r.Release()
+		return c.Writer().Flush()
+	}})
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Write([]byte("12345"))
+	time.Sleep(100 * time.Millisecond)
+	if k := calls.Load(); k > 2 {
+		t.Fatalf("handler called %d times for one incomplete frame", k)
+	}
+	c.Write([]byte("67890"))
+	got := make([]byte, 10)
+	c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := io.ReadFull(c, got); err != nil || string(got) != "1234567890" {
+		t.Fatalf("frame: %q, %v", got, err)
+	}
+}
+
+// TestBlockingReadInsideHandler: OnRequest may wait for bytes that have not
+// arrived yet (Next blocks until they do).
+func TestBlockingReadInsideHandler(t *testing.T) {
+	_, addr := serve(t, netpoll.Config{OnRequest: func(_ context.Context, c netpoll.Connection) error {
+		r := c.Reader()
+		hdr, err := r.Next(1)
+		if err != nil {
+			return err
+		}
+		body, err := r.Next(int(hdr[0]))
+		if err != nil {
+			return err
+		}
+		c.Writer().WriteBinary(body)
+		r.Release()
+		return c.Writer().Flush()
+	}})
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Write([]byte{5, 'a', 'b'})
+	time.Sleep(20 * time.Millisecond)
+	c.Write([]byte("cde"))
+	got := make([]byte, 5)
+	c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := io.ReadFull(c, got); err != nil || string(got) != "abcde" {
+		t.Fatalf("got %q, %v", got, err)
+	}
+}
+
+func TestShutdownLetsHandlersFinish(t *testing.T) {
+	started := make(chan struct{})
+	var finished atomic.Bool
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	loop, _ := netpoll.NewEventLoop(netpoll.Config{OnRequest: func(_ context.Context, c netpoll.Connection) error {
+		close(started)
+		time.Sleep(100 * time.Millisecond)
+		finished.Store(true)
+		r := c.Reader()
+		r.Skip(r.Len())
+		r.Release()
+		c.Writer().WriteString("done")
+		return c.Writer().Flush()
+	}})
+	served := make(chan error, 1)
+	go func() { served <- loop.Serve(ln) }()
+	busy, _ := net.Dial("tcp", ln.Addr().String())
+	defer busy.Close()
+	idle, _ := net.Dial("tcp", ln.Addr().String())
+	defer idle.Close()
+	busy.Write([]byte("go"))
+	<-started
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := loop.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !finished.Load() {
+		t.Fatal("Shutdown returned before the running handler finished")
+	}
+	if err := <-served; err != nil {
+		t.Fatalf("Serve after Shutdown: %v", err)
+	}
+	got := make([]byte, 4)
+	busy.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := io.ReadFull(busy, got); err != nil || string(got) != "done" {
+		t.Fatalf("reply of the running handler: %q, %v", got, err)
+	}
+	idle.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := idle.Read(got); err != io.EOF {
+		t.Fatalf("idle connection after Shutdown: %v, want EOF", err)
+	}
+	if _, err := net.DialTimeout("tcp", ln.Addr().String(), time.Second); err == nil {
+		t.Fatal("still accepting after Shutdown")
+	}
+}
+
+func TestHandlerPanicClosesConnection(t *testing.T) {
+	var recovered atomic.Value
+	_, addr := serve(t, netpoll.Config{
+		OnRequest:    func(context.Context, netpoll.Connection) error { panic("boom") },
+		PanicHandler: func(r any, _ []byte) { recovered.Store(r) },
+	})
+	c, _ := net.Dial("tcp", addr)
+	defer c.Close()
+	c.Write([]byte("x"))
+	c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := c.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("read after the handler panicked: %v, want EOF", err)
+	}
+	if recovered.Load() != "boom" {
+		t.Fatalf("PanicHandler got %v", recovered.Load())
+	}
+}
+
+func TestIdleTimeoutClosesConnection(t *testing.T) {
+	_, addr := serve(t, netpoll.Config{OnRequest: echo, IdleTimeout: 50 * time.Millisecond})
+	c, _ := net.Dial("tcp", addr)
+	defer c.Close()
+	start := time.Now()
+	c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := c.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("read from an idle connection: %v, want EOF", err)
+	}
+	if d := time.Since(start); d < 40*time.Millisecond {
+		t.Fatalf("closed after %v, before the idle timeout", d)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	if _, err := netpoll.NewEventLoop(netpoll.Config{}); err == nil {
+		t.Fatal("no OnRequest: no error")
+	}
+	if _, err := netpoll.NewEventLoop(netpoll.Config{OnRequest: echo, InputCap: -1}); err == nil {
+		t.Fatal("negative InputCap: no error")
+	}
+	if err := netpoll.SetNumPollers(0); err == nil {
+		t.Fatal("SetNumPollers(0): no error")
+	}
+}
+
+// BenchmarkEchoRoundTrip is a full round trip through a Petrel client
+// connection and a Petrel server, sizes 64 B to 4 KB (acceptance 5: 0 allocs).
+func BenchmarkEchoRoundTrip(b *testing.B) {
+	for _, size := range []int{64, 512, 1024, 4096} {
+		b.Run(byteSize(size), func(b *testing.B) {
+			_, addr := serve(b, netpoll.Config{OnRequest: echo})
+			c, err := netpoll.DialConnection("tcp", addr, time.Second)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			r, w := c.Reader(), c.Writer()
+			msg := bytes.Repeat([]byte{'p'}, size)
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				p, _ := w.Malloc(size)
+				copy(p, msg)
+				if err := w.Flush(); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := r.Next(size); err != nil {
+					b.Fatal(err)
+				}
+				r.Release()
+			}
+		})
+	}
+}
+
+func byteSize(n int) string {
+	if n >= 1024 {
+		return string(rune('0'+n/1024)) + "KiB"
+	}
+	s := ""
+	for ; n > 0; n /= 10 {
+		s = string(rune('0'+n%10)) + s
+	}
+	return s + "B"
+}
