@@ -1,6 +1,8 @@
 package gen_test
 
 import (
+	"bytes"
+	"go/format"
 	"go/parser"
 	"go/token"
 	"os"
@@ -12,7 +14,8 @@ import (
 )
 
 // FuzzGenerate feeds IDL the parser accepts to the generator: it must not
-// panic, and what it returns must be Go that parses.
+// panic, and what it returns must be Go that parses and that gofmt leaves
+// unchanged (most of it is laid out by the generator itself).
 func FuzzGenerate(f *testing.F) {
 	paths, _ := filepath.Glob(filepath.Join(idlTestdata, "*.thrift"))
 	paths = append(paths, filepath.Join("testdata", "behavior.thrift"))
@@ -35,6 +38,9 @@ func FuzzGenerate(f *testing.F) {
 		for _, gf := range files {
 			if _, err := parser.ParseFile(token.NewFileSet(), gf.Path, gf.Content, 0); err != nil {
 				t.Fatalf("generated Go does not parse: %v\n%s", err, gf.Content)
+			}
+			if f, err := format.Source(gf.Content); err != nil || !bytes.Equal(f, gf.Content) {
+				t.Fatalf("generated Go is not gofmt-formatted (%v):\n%s", err, firstDiff(string(f), string(gf.Content)))
 			}
 		}
 	})
