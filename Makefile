@@ -7,14 +7,18 @@ MODULES := $(shell find . -name go.mod -not -path './.git/*' -not -path '*/testd
 # How long each fuzz target runs inside `make test`.
 FUZZTIME ?= 3s
 
-.PHONY: demo test check fmt vet rules unit fuzz-brief generate
+.PHONY: demo test check fmt vet rules cross unit fuzz-brief generate
 
 demo:
 	go run ./examples/echo
 
 test: check unit fuzz-brief
 
-check: fmt vet rules
+check: fmt vet rules cross
+
+# The network layer compiles for kqueue (macOS, FreeBSD) and elsewhere.
+cross:
+	@for os in darwin freebsd windows; do echo "go vet GOOS=$$os"; GOOS=$$os GOARCH=amd64 go vet ./buf/... ./gopool/... ./netpoll/... || exit 1; done
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '/testdata/')); \

@@ -15,34 +15,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Connection is a network connection with nocopy buffers. It implements
-// net.Conn; its Reader and Writer give the nocopy API.
-//
-// The Reader side blocks until enough bytes arrive (or the read timeout, the
-// peer's close or a local Close); Reader methods must not be called from two
-// goroutines at once, nor Writer methods. Flush writes everything queued and
-// blocks only while the socket is full (up to the write timeout).
-type Connection interface {
-	net.Conn
-	// Reader returns the nocopy read side.
-	Reader() buf.Reader
-	// Writer returns the nocopy write side.
-	Writer() buf.Writer
-	// IsActive reports whether the connection is open and the peer has not
-	// closed it. It does no I/O.
-	IsActive() bool
-	// SetReadTimeout bounds each blocking read; 0 means no limit.
-	SetReadTimeout(d time.Duration) error
-	// SetWriteTimeout bounds each Flush that must wait for the socket; 0 means
-	// no limit.
-	SetWriteTimeout(d time.Duration) error
-	// SetIdleTimeout closes the connection after d without input; 0 means
-	// never.
-	SetIdleTimeout(d time.Duration) error
-	// AddCloseCallback registers f to run once after the connection closes.
-	AddCloseCallback(f func(Connection) error) error
-}
-
 // Connection states.
 const (
 	stateOpen       = iota
@@ -90,9 +62,6 @@ type connection struct {
 	local, remote net.Addr
 	processFn     func() // c.process, bound once so dispatch does not allocate
 }
-
-// defaultInputCap is the input a connection buffers before reading pauses.
-const defaultInputCap = 4 << 20
 
 func newConnection(fd int, loop *EventLoop, local, remote net.Addr) *connection {
 	c := &connection{
