@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/petrel-rpc/petrel/idl/thrift"
@@ -170,6 +171,25 @@ func (fg *fileGen) genRead(s *thrift.Struct, pr proto) {
 			hasBool = true
 		}
 	}
+	// Optional scalars are pointers: when a struct has several, their values
+	// share one block, allocated when the first is read.
+	optSlots := map[*thrift.Field]string{}
+	var ptrs []*thrift.Field
+	for _, fl := range s.Fields {
+		if fieldPointer(s, fl) {
+			ptrs = append(ptrs, fl)
+		}
+	}
+	if len(ptrs) >= 2 {
+		// Equal-length names, so that gofmt has nothing to align.
+		fg.p("type optionals struct {")
+		for i, fl := range ptrs {
+			optSlots[fl] = fmt.Sprintf("f%04d", i)
+			fg.p("%s %s", optSlots[fl], fg.goType(fl.Type, false))
+		}
+		fg.p("}")
+		fg.p("var opt *optionals")
+	}
 	keep := fg.g.opt.KeepUnknown
 	if keep {
 		fg.p("p._unknownFields%s = p._unknownFields%s[:0]", suffix, suffix)
@@ -217,6 +237,13 @@ func (fg *fileGen) genRead(s *thrift.Struct, pr proto) {
 		if !fieldPointer(s, fl) {
 			target = "p." + fn
 		}
+		slot := optSlots[fl]
+		if slot != "" {
+			// The value lives in the struct's shared block of optionals.
+			fg.p("if opt == nil { opt = new(optionals) }")
+			target = "opt." + slot
+			set = func(e string) { fg.p("opt.%s = %s", slot, e) }
+		}
 		if pr.compact && k == wBool {
 			fg.p("if hb {")
 			set(fg.fromPrim(fl.Type, false, "bv"))
@@ -225,6 +252,9 @@ func (fg *fileGen) genRead(s *thrift.Struct, pr proto) {
 			fg.p("}")
 		} else {
 			fg.readValue(pr, fl.Type, false, where, target, set)
+		}
+		if slot != "" {
+			fg.p("p.%s = &opt.%s", fn, slot)
 		}
 		if fl.Required == thrift.Required && s.Kind != thrift.StructKindUnion {
 			fg.p("isset%s = true", fn)

@@ -90,3 +90,16 @@ struct Many {
   1: list<V1> items
   2: map<i32, Node> by_id
 }
+
+enum Mood { CALM = 1, GLAD = 2 }
+
+// Opts has several optional scalars: read with one allocation for all.
+struct Opts {
+  1: optional i32 a
+  2: optional i64 b
+  3: optional string c
+  4: optional bool d
+  5: optional double e
+  6: optional Mood mood
+  7: optional uuid u
+}
