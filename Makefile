@@ -1,6 +1,9 @@
 # Petrel build entry points. `make demo` and `make test` are the Quick start.
 SHELL := /bin/bash
 export GOFLAGS := -buildvcs=false
+# go.work lets `go run ./bench/cmd/netbench` work from the root; the targets
+# below visit each module on its own instead.
+export GOWORK := off
 
 # Every Go module in the repository (the runtime module and bench/, interop/, ...).
 MODULES := $(shell find . -name go.mod -not -path './.git/*' -not -path '*/testdata/*' -exec dirname {} \; | sort)

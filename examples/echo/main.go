@@ -1,0 +1,157 @@
+// Command echo is Petrel's demo at this stage: an echo server and client over
+// Petrel's netpoll. It shows a few round trips, then loads the server from
+// several connections for a few seconds and prints QPS and latency
+// percentiles.
+//
+//	go run ./examples/echo [-conns 50] [-size 1024] [-duration 5s]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/petrel-rpc/petrel/netpoll"
+)
+
+func main() {
+	conns := flag.Int("conns", 50, "client connections in the load phase")
+	size := flag.Int("size", 1024, "message size in bytes in the load phase")
+	duration := flag.Duration("duration", 5*time.Second, "length of the load phase")
+	flag.Parse()
+	if err := run(*conns, *size, *duration); err != nil {
+		fmt.Fprintln(os.Stderr, "echo:", err)
+		os.Exit(1)
+	}
+}
+
+func run(conns, size int, duration time.Duration) error {
+	if conns < 1 || size < 1 || duration <= 0 {
+		return fmt.Errorf("need -conns >= 1, -size >= 1 and -duration > 0")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	loop, err := netpoll.NewEventLoop(netpoll.Config{
+		// The handler echoes every byte that arrived, with one write.
+		OnRequest: func(_ context.Context, c netpoll.Connection) error {
+			r, w := c.Reader(), c.Writer()
+			n := r.Len()
+			in, err := r.Next(n)
+			if err != nil {
+				return err
+			}
+			out, err := w.Malloc(n)
+			if err != nil {
+				return err
+			}
+			copy(out, in)
+			if err := r.Release(); err != nil {
+				return err
+			}
+			return w.Flush()
+		},
+	})
+	if err != nil {
+		return err
+	}
+	go loop.Serve(ln)
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		loop.Shutdown(ctx)
+	}()
+	addr := ln.Addr().String()
+	fmt.Printf("server: Petrel netpoll echo server listening on %s (%d poller(s))\n", addr, netpoll.NumPollers())
+
+	c, err := netpoll.DialConnection("tcp", addr, time.Second)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("client: connected from %s\n", c.LocalAddr())
+	for _, msg := range []string{"hello, petrel", "nocopy buffers", "epoll + readv/writev"} {
+		start := time.Now()
+		c.Writer().WriteString(msg)
+		if err := c.Writer().Flush(); err != nil {
+			return err
+		}
+		got, err := c.Reader().Next(len(msg))
+		if err != nil {
+			return err
+		}
+		fmt.Printf("client: sent %q, got %q back in %v\n", msg, got, time.Since(start).Round(time.Microsecond))
+		c.Reader().Release()
+	}
+	c.Close()
+
+	fmt.Printf("load: %d connections, %d-byte messages, %v ...\n", conns, size, duration)
+	qps, p50, p99, errs := load(addr, conns, size, duration)
+	fmt.Printf("load: %.0f QPS, p50 %v, p99 %v, %d errors\n", qps, p50, p99, errs)
+	if errs > 0 {
+		return fmt.Errorf("%d errors during the load phase", errs)
+	}
+	return nil
+}
+
+// load runs a closed loop on each connection: write a message, wait for it to
+// come back.
+func load(addr string, conns, size int, d time.Duration) (qps float64, p50, p99 time.Duration, errs int64) {
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		all     []time.Duration
+		failed  atomic.Int64
+		stop    atomic.Bool
+		started = time.Now()
+	)
+	for i := 0; i < conns; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := netpoll.DialConnection("tcp", addr, time.Second)
+			if err != nil {
+				failed.Add(1)
+				return
+			}
+			defer c.Close()
+			c.SetReadTimeout(2 * time.Second)
+			lat := make([]time.Duration, 0, 1<<16)
+			r, w := c.Reader(), c.Writer()
+			for !stop.Load() {
+				t := time.Now()
+				p, _ := w.Malloc(size)
+				p[0] = byte(len(lat))
+				if err := w.Flush(); err != nil {
+					failed.Add(1)
+					return
+				}
+				got, err := r.Next(size)
+				if err != nil || got[0] != byte(len(lat)) {
+					failed.Add(1)
+					return
+				}
+				r.Release()
+				lat = append(lat, time.Since(t))
+			}
+			mu.Lock()
+			all = append(all, lat...)
+			mu.Unlock()
+		}()
+	}
+	time.Sleep(d)
+	stop.Store(true)
+	wg.Wait()
+	elapsed := time.Since(started)
+	if len(all) == 0 {
+		return 0, 0, 0, failed.Load() + 1
+	}
+	slices.Sort(all)
+	return float64(len(all)) / elapsed.Seconds(), all[len(all)/2], all[len(all)*99/100], failed.Load()
+}
