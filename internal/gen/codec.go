@@ -297,9 +297,10 @@ func (fg *fileGen) readValue(pr proto, t *thrift.Type, key bool, where, target s
 		v := fg.local("v")
 		if slot := fg.slot; slot != "" {
 			// An element of a container: its structs were allocated at once.
-			fg.slot = ""
+			reset := fg.slotReset
+			fg.slot, fg.slotReset = "", false
 			fg.p("%s := &%s", v, slot)
-			if fg.hasDefaults(structOf(t)) {
+			if reset || fg.hasDefaults(structOf(t)) {
 				fg.p("%s.InitDefault()", v)
 			}
 		} else {

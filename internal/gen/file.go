@@ -26,6 +26,8 @@ type fileGen struct {
 	// slot, when not "", is where readValue puts the next struct it reads
 	// (an element of a preallocated array) instead of allocating it.
 	slot string
+	// slotReset says the slot may hold an earlier value: reset it first.
+	slotReset bool
 	// nocopy makes writeValue emit the *Nocopy writers (FastWriteNocopy).
 	nocopy bool
 }

@@ -3,6 +3,7 @@ package gen
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/petrel-rpc/petrel/idl/thrift"
 )
@@ -173,10 +174,11 @@ func (fg *fileGen) genRead(s *thrift.Struct, pr proto) {
 	}
 	// Optional scalars are pointers: when a struct has several, their values
 	// share one block, allocated when the first is read.
+	// So do the structs held directly in fields.
 	optSlots := map[*thrift.Field]string{}
 	var ptrs []*thrift.Field
 	for _, fl := range s.Fields {
-		if fieldPointer(s, fl) {
+		if fieldPointer(s, fl) || kindOf(fl.Type, false) == wStruct {
 			ptrs = append(ptrs, fl)
 		}
 	}
@@ -185,7 +187,7 @@ func (fg *fileGen) genRead(s *thrift.Struct, pr proto) {
 		fg.p("type optionals struct {")
 		for i, fl := range ptrs {
 			optSlots[fl] = fmt.Sprintf("f%04d", i)
-			fg.p("%s %s", optSlots[fl], fg.goType(fl.Type, false))
+			fg.p("%s %s", optSlots[fl], strings.TrimPrefix(fg.goType(fl.Type, false), "*"))
 		}
 		fg.p("}")
 		fg.p("var opt *optionals")
@@ -239,10 +241,16 @@ func (fg *fileGen) genRead(s *thrift.Struct, pr proto) {
 		}
 		slot := optSlots[fl]
 		if slot != "" {
-			// The value lives in the struct's shared block of optionals.
+			// The value lives in the struct's shared block.
 			fg.p("if opt == nil { opt = new(optionals) }")
-			target = "opt." + slot
-			set = func(e string) { fg.p("opt.%s = %s", slot, e) }
+			if k == wStruct {
+				fg.slot = "opt." + slot
+				fg.slotReset = true // the field may come twice
+				slot = ""
+			} else {
+				target = "opt." + slot
+				set = func(e string) { fg.p("opt.%s = %s", slot, e) }
+			}
 		}
 		if pr.compact && k == wBool {
 			fg.p("if hb {")

@@ -103,3 +103,14 @@ struct Opts {
   6: optional Mood mood
   7: optional uuid u
 }
+
+struct Pair {
+  1: i32 a
+  2: i32 b
+}
+
+// Holder holds structs directly: they share one block when read.
+struct Holder {
+  1: Pair first
+  2: optional Pair second
+}
