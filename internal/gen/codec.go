@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/petrel-rpc/petrel/idl/thrift"
@@ -248,6 +249,16 @@ func (fg *fileGen) writeValue(pr proto, t *thrift.Type, key bool, x string) {
 
 // ---- reading ----
 
+// errReturn returns the statement that returns a read error: wrapped with
+// the field being read (fg.field, "Struct.field"), so that an error deep in
+// nested structs reads as a path.
+func (fg *fileGen) errReturn() string {
+	if fg.field == "" {
+		return "return off, err"
+	}
+	return "return off, fmt.Errorf(" + strconv.Quote(fg.field+": %w") + ", err)"
+}
+
 // structArray emits, for a container whose elements are structs, one
 // allocation of size structs that the elements then point into, and
 // returns its name ("" for other element types). One allocation instead of
@@ -284,13 +295,13 @@ func (fg *fileGen) readValue(pr proto, t *thrift.Type, key bool, where, target s
 		}
 		if target != "" && fg.fromPrim(t, key, "v") == "v" {
 			fg.p("%s, n, err = %s.Read%s(b[off:])", target, V, name)
-			fg.p("if err != nil { return off, err }")
+			fg.p("if err != nil { %s }", fg.errReturn())
 			fg.p("off += n")
 			return
 		}
 		v := fg.local("v")
 		fg.p("%s, n, err := %s.Read%s(b[off:])", v, V, name)
-		fg.p("if err != nil { return off, err }")
+		fg.p("if err != nil { %s }", fg.errReturn())
 		fg.p("off += n")
 		set(fg.fromPrim(t, key, v))
 	case wStruct:
@@ -311,7 +322,7 @@ func (fg *fileGen) readValue(pr proto, t *thrift.Type, key bool, where, target s
 		} else {
 			fg.p("n, err = %s.FastReadDepth(b[off:], depth+1)", v)
 		}
-		fg.p("if err != nil { return off, err }")
+		fg.p("if err != nil { %s }", fg.errReturn())
 		fg.p("off += n")
 		set(v)
 	case wList, wSet:
@@ -324,13 +335,13 @@ func (fg *fileGen) readValue(pr proto, t *thrift.Type, key bool, where, target s
 		l := fg.local("l")
 		fg.p("{")
 		fg.p("et, size, n, err := %s.Read%sBegin(b[off:])", V, begin)
-		fg.p("if err != nil { return off, err }")
+		fg.p("if err != nil { %s }", fg.errReturn())
 		fg.p("off += n")
 		fg.p("if size != 0 && et != %s { return off, %s }", et, errElemType(where, strings.ToLower(begin), "et", et))
 		fg.p("%s := make(%s, size)", l, fg.goType(t, key))
 		if name, st := fg.bulkPrim(pr, r.Elem); name != "" {
 			fg.p("n, err = %s.Read%sSlice(b[off:], %s)", V, name, fg.asSlice(t, l, st))
-			fg.p("if err != nil { return off, err }")
+			fg.p("if err != nil { %s }", fg.errReturn())
 			fg.p("off += n")
 		} else {
 			i := fg.local("i")
@@ -350,7 +361,7 @@ func (fg *fileGen) readValue(pr proto, t *thrift.Type, key bool, where, target s
 		m := fg.local("m")
 		fg.p("{")
 		fg.p("kt, vt, size, n, err := %s.ReadMapBegin(b[off:])", V)
-		fg.p("if err != nil { return off, err }")
+		fg.p("if err != nil { %s }", fg.errReturn())
 		fg.p("off += n")
 		fg.p("if size != 0 && kt != %s { return off, %s }", kt, errElemType(where, "map key", "kt", kt))
 		fg.p("if size != 0 && vt != %s { return off, %s }", vt, errElemType(where, "map value", "vt", vt))

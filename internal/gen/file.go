@@ -28,6 +28,8 @@ type fileGen struct {
 	slot string
 	// slotReset says the slot may hold an earlier value: reset it first.
 	slotReset bool
+	// field names the field being read, for errors ("" outside fields).
+	field string
 	// nocopy makes writeValue emit the *Nocopy writers (FastWriteNocopy).
 	nocopy bool
 }

@@ -252,6 +252,7 @@ func (fg *fileGen) genRead(s *thrift.Struct, pr proto) {
 				set = func(e string) { fg.p("opt.%s = %s", slot, e) }
 			}
 		}
+		fg.field = where
 		if pr.compact && k == wBool {
 			fg.p("if hb {")
 			set(fg.fromPrim(fl.Type, false, "bv"))
@@ -261,6 +262,7 @@ func (fg *fileGen) genRead(s *thrift.Struct, pr proto) {
 		} else {
 			fg.readValue(pr, fl.Type, false, where, target, set)
 		}
+		fg.field = ""
 		if slot != "" {
 			fg.p("p.%s = &opt.%s", fn, slot)
 		}
