@@ -65,7 +65,11 @@
 // binaries by reference into its input; FastRead first takes a private copy
 // of the struct's bytes (only for structs that can hold strings), so one
 // allocation serves every string of a message and the caller may reuse its
-// buffer at once. Slices and maps are allocated once, at their read size.
+// buffer at once. Slices and maps are allocated once, at their read size;
+// the structs of a list, set or map are allocated as one array; a struct's
+// optional scalars and its non-optional struct fields share one block,
+// allocated when the first of them is read. (The price of these shared
+// allocations: one live element keeps its whole block alive.)
 //
 // Most of the output (accessors and codec methods) is written directly in
 // gofmt's layout and only indented; the rest goes through go/format, in

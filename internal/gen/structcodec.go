@@ -174,11 +174,12 @@ func (fg *fileGen) genRead(s *thrift.Struct, pr proto) {
 	}
 	// Optional scalars are pointers: when a struct has several, their values
 	// share one block, allocated when the first is read.
-	// So do the structs held directly in fields.
+	// So do the structs held directly in fields that are not optional (an
+	// optional struct, often absent, would cost its size for nothing).
 	optSlots := map[*thrift.Field]string{}
 	var ptrs []*thrift.Field
 	for _, fl := range s.Fields {
-		if fieldPointer(s, fl) || kindOf(fl.Type, false) == wStruct {
+		if fieldPointer(s, fl) || kindOf(fl.Type, false) == wStruct && !fieldOptional(s, fl) {
 			ptrs = append(ptrs, fl)
 		}
 	}

@@ -109,8 +109,10 @@ struct Pair {
   2: i32 b
 }
 
-// Holder holds structs directly: they share one block when read.
+// Holder holds structs directly: those that are not optional share one
+// block when read.
 struct Holder {
   1: Pair first
-  2: optional Pair second
+  2: Pair second
+  3: optional Pair third
 }
