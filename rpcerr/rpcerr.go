@@ -1,0 +1,219 @@
+// Package rpcerr is Petrel's one error model for RPC calls.
+//
+// Every error the client and server return is classified by a closed [Code]:
+// [CodeOf] gives the code of any error, and the [*Error] type carries a code,
+// a message and the cause it wraps (reachable with errors.Is / errors.As).
+// Business failures that the server reports on purpose travel as
+// [*BizStatusError]; exceptions declared in the IDL reach the caller as their
+// own generated Go types and have the code [Declared].
+//
+// An [*Error] with code [Timeout] satisfies net.Error with Timeout() true, so
+// code written for net.Conn errors recognises RPC timeouts too.
+//
+// This package imports nothing from Petrel; every other RPC package builds its
+// errors from it.
+package rpcerr
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strconv"
+)
+
+// Code classifies an RPC error. The set is closed: new codes are added only by
+// Petrel, and [Code.String] names each one.
+type Code uint32
+
+// The codes, in the order a call can fail.
+const (
+	// OK means no error (CodeOf(nil)).
+	OK Code = iota
+	// Canceled: the caller's context was canceled.
+	Canceled
+	// Timeout: a deadline passed, on the client or on the server.
+	Timeout
+	// Connection: dialing failed, the connection was closed or reset, or a
+	// write failed.
+	Connection
+	// Protocol: bad frame or message bytes, a size limit, an unknown protocol.
+	Protocol
+	// Application: the peer answered with a Thrift TApplicationException
+	// (UNKNOWN_METHOD, INTERNAL_ERROR, ...).
+	Application
+	// Business: the handler reported a business status ([*BizStatusError]),
+	// carried in TTHeader.
+	Business
+	// Overloaded: a server limit (connections, QPS, in-flight requests)
+	// rejected the request at once.
+	Overloaded
+	// ShuttingDown: the server is stopping and rejected the request.
+	ShuttingDown
+	// Internal: a bug or a panic inside Petrel or inside the handler.
+	Internal
+	// Declared: an exception declared in the IDL (`throws`), returned as its
+	// generated Go type.
+	Declared
+
+	numCodes
+)
+
+var codeNames = [numCodes]string{
+	"ok", "canceled", "timeout", "connection", "protocol", "application",
+	"business", "overloaded", "shutting_down", "internal", "declared",
+}
+
+// String returns the code's name in lower case ("timeout", "shutting_down"),
+// or "code_N" for a value outside the enum.
+func (c Code) String() string {
+	if c < numCodes {
+		return codeNames[c]
+	}
+	return "code_" + strconv.FormatUint(uint64(c), 10)
+}
+
+// Error is an RPC error: a code, a message saying what went wrong, and an
+// optional cause.
+//
+// Two *Error values match with errors.Is when the target has only a Code
+// (no Msg, no Cause): errors.Is(err, &rpcerr.Error{Code: rpcerr.Timeout}).
+type Error struct {
+	Code  Code
+	Msg   string
+	Cause error
+}
+
+// New returns an error with code and msg.
+func New(code Code, msg string) *Error { return &Error{Code: code, Msg: msg} }
+
+// Wrap returns an error with code and msg that wraps cause.
+func Wrap(code Code, cause error, msg string) *Error {
+	return &Error{Code: code, Msg: msg, Cause: cause}
+}
+
+// Error returns "petrel: CODE: msg: cause", leaving out empty parts.
+func (e *Error) Error() string {
+	s := "petrel: " + e.Code.String()
+	if e.Msg != "" {
+		s += ": " + e.Msg
+	}
+	if e.Cause != nil {
+		s += ": " + e.Cause.Error()
+	}
+	return s
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// Is reports whether target is an *Error with the same code and neither a
+// message nor a cause, so a bare &Error{Code: c} matches every error of code c.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Msg == "" && t.Cause == nil && t.Code == e.Code
+}
+
+// Timeout reports whether the code is [Timeout] (net.Error).
+func (e *Error) Timeout() bool { return e.Code == Timeout }
+
+// Temporary reports whether retrying later may succeed: true for [Timeout],
+// [Overloaded] and [ShuttingDown] (net.Error).
+func (e *Error) Temporary() bool {
+	return e.Code == Timeout || e.Code == Overloaded || e.Code == ShuttingDown
+}
+
+var _ net.Error = (*Error)(nil)
+
+// BizStatusError is a business status the handler returns on purpose: a
+// status code, a message and optional extra key-values. Over TTHeader it
+// travels in the header's integer keys next to a normal reply, as Kitex does;
+// over protocols without a header the server sends it as an
+// ApplicationException.
+type BizStatusError struct {
+	StatusCode int32
+	Message    string
+	Extra      map[string]string
+}
+
+// NewBizStatusError returns a business status error.
+func NewBizStatusError(code int32, msg string) *BizStatusError {
+	return &BizStatusError{StatusCode: code, Message: msg}
+}
+
+// Error returns "petrel: business status CODE: message".
+func (e *BizStatusError) Error() string {
+	s := "petrel: business status " + strconv.FormatInt(int64(e.StatusCode), 10)
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	return s
+}
+
+// SetExtra sets one extra key-value and returns e.
+func (e *BizStatusError) SetExtra(k, v string) *BizStatusError {
+	if e.Extra == nil {
+		e.Extra = make(map[string]string, 1)
+	}
+	e.Extra[k] = v
+	return e
+}
+
+// applicationException is how CodeOf recognises codec/thrift's
+// ApplicationException without importing it: a Thrift struct (FastRead)
+// with a TypeName method. Generated code never declares a method named
+// TypeName (its accessors are GetX/SetX/IsSetX).
+type applicationException interface {
+	TypeName() string
+	FastRead(b []byte) (int, error)
+}
+
+// thriftStruct is any Thrift struct: an error that also is one is an
+// exception declared in the IDL (generated code gives every exception an
+// Error method and a FastRead method).
+type thriftStruct interface {
+	BLength() int
+	FastRead(b []byte) (int, error)
+}
+
+// CodeOf returns the code of err:
+//   - OK for nil;
+//   - the Code of the first [*Error] in err's chain;
+//   - [Business] for a [*BizStatusError];
+//   - [Canceled] for context.Canceled, [Timeout] for context.DeadlineExceeded
+//     and for any net.Error whose Timeout() is true;
+//   - [Application] for a Thrift ApplicationException;
+//   - [Declared] for an IDL-declared exception (any other error that is a
+//     generated Thrift struct);
+//   - [Internal] for anything else.
+func CodeOf(err error) Code {
+	if err == nil {
+		return OK
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	var b *BizStatusError
+	if errors.As(err, &b) {
+		return Business
+	}
+	if errors.Is(err, context.Canceled) {
+		return Canceled
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return Timeout
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return Timeout
+	}
+	var ae applicationException
+	if errors.As(err, &ae) {
+		return Application
+	}
+	var ts thriftStruct
+	if errors.As(err, &ts) {
+		return Declared
+	}
+	return Internal
+}
