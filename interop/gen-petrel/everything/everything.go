@@ -214,7 +214,7 @@ func (p *Inner) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.I32 {
 				p.ID, n, err = thrift.Binary.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Inner.id: %w", err)
 				}
 				off += n
 				continue
@@ -223,7 +223,7 @@ func (p *Inner) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.STRING {
 				p.Name, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Inner.name: %w", err)
 				}
 				off += n
 				continue
@@ -232,7 +232,7 @@ func (p *Inner) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.I64 {
 				v1, n, err := thrift.Binary.ReadI64(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Inner.weight: %w", err)
 				}
 				off += n
 				tmp2 := v1
@@ -326,7 +326,7 @@ func (p *Inner) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.I32 {
 				p.ID, n, err = thrift.Compact.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Inner.id: %w", err)
 				}
 				off += n
 				continue
@@ -335,7 +335,7 @@ func (p *Inner) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.STRING {
 				p.Name, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Inner.name: %w", err)
 				}
 				off += n
 				continue
@@ -344,7 +344,7 @@ func (p *Inner) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.I64 {
 				v3, n, err := thrift.Compact.ReadI64(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Inner.weight: %w", err)
 				}
 				off += n
 				tmp4 := v3
@@ -608,7 +608,7 @@ func (p *Choice) FastReadDepth(b []byte, depth int) (int, error) {
 				}
 				opt.f0000, n, err = thrift.Binary.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Choice.number: %w", err)
 				}
 				off += n
 				p.Number = &opt.f0000
@@ -621,7 +621,7 @@ func (p *Choice) FastReadDepth(b []byte, depth int) (int, error) {
 				}
 				opt.f0001, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Choice.text: %w", err)
 				}
 				off += n
 				p.Text = &opt.f0001
@@ -632,7 +632,7 @@ func (p *Choice) FastReadDepth(b []byte, depth int) (int, error) {
 				v8 := NewInner()
 				n, err = v8.FastReadDepth(b[off:], depth+1)
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Choice.inner: %w", err)
 				}
 				off += n
 				p.Inner = v8
@@ -643,7 +643,7 @@ func (p *Choice) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Choice.words: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.STRING {
@@ -653,7 +653,7 @@ func (p *Choice) FastReadDepth(b []byte, depth int) (int, error) {
 					for i10 := range l9 {
 						l9[i10], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Choice.words: %w", err)
 						}
 						off += n
 					}
@@ -665,7 +665,7 @@ func (p *Choice) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.STRING {
 				p.Raw, n, err = thrift.Binary.ReadBinaryNocopy(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Choice.raw: %w", err)
 				}
 				off += n
 				continue
@@ -805,7 +805,7 @@ func (p *Choice) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				}
 				opt.f0000, n, err = thrift.Compact.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Choice.number: %w", err)
 				}
 				off += n
 				p.Number = &opt.f0000
@@ -818,7 +818,7 @@ func (p *Choice) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				}
 				opt.f0001, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Choice.text: %w", err)
 				}
 				off += n
 				p.Text = &opt.f0001
@@ -829,7 +829,7 @@ func (p *Choice) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				v13 := NewInner()
 				n, err = v13.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Choice.inner: %w", err)
 				}
 				off += n
 				p.Inner = v13
@@ -840,7 +840,7 @@ func (p *Choice) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Choice.words: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.STRING {
@@ -850,7 +850,7 @@ func (p *Choice) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					for i15 := range l14 {
 						l14[i15], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Choice.words: %w", err)
 						}
 						off += n
 					}
@@ -862,7 +862,7 @@ func (p *Choice) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.STRING {
 				p.Raw, n, err = thrift.Compact.ReadBinaryNocopy(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Choice.raw: %w", err)
 				}
 				off += n
 				continue
@@ -1027,7 +1027,7 @@ func (p *Oops) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.I32 {
 				p.Code, n, err = thrift.Binary.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Oops.code: %w", err)
 				}
 				off += n
 				continue
@@ -1036,7 +1036,7 @@ func (p *Oops) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.STRING {
 				p.Message, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Oops.message: %w", err)
 				}
 				off += n
 				continue
@@ -1046,7 +1046,7 @@ func (p *Oops) FastReadDepth(b []byte, depth int) (int, error) {
 				v16 := NewInner()
 				n, err = v16.FastReadDepth(b[off:], depth+1)
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Oops.detail: %w", err)
 				}
 				off += n
 				p.Detail = v16
@@ -1139,7 +1139,7 @@ func (p *Oops) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.I32 {
 				p.Code, n, err = thrift.Compact.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Oops.code: %w", err)
 				}
 				off += n
 				continue
@@ -1148,7 +1148,7 @@ func (p *Oops) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.STRING {
 				p.Message, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Oops.message: %w", err)
 				}
 				off += n
 				continue
@@ -1158,7 +1158,7 @@ func (p *Oops) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				v17 := NewInner()
 				n, err = v17.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Oops.detail: %w", err)
 				}
 				off += n
 				p.Detail = v17
@@ -2536,12 +2536,15 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 	issetReqInt := false
 	issetReqText := false
 	type optionals struct {
-		f0000 bool
-		f0001 int32
-		f0002 string
-		f0003 Color
-		f0004 float64
-		f0005 int64
+		f0000 Inner
+		f0001 Choice
+		f0002 Oops
+		f0003 bool
+		f0004 int32
+		f0005 string
+		f0006 Color
+		f0007 float64
+		f0008 int64
 	}
 	var opt *optionals
 	off := 0
@@ -2559,7 +2562,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.BOOL {
 				p.Flag, n, err = thrift.Binary.ReadBool(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.flag: %w", err)
 				}
 				off += n
 				continue
@@ -2568,7 +2571,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.BYTE {
 				p.Octet, n, err = thrift.Binary.ReadI8(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.octet: %w", err)
 				}
 				off += n
 				continue
@@ -2577,7 +2580,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.BYTE {
 				p.Tiny, n, err = thrift.Binary.ReadI8(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.tiny: %w", err)
 				}
 				off += n
 				continue
@@ -2586,7 +2589,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.I16 {
 				p.ShortInt, n, err = thrift.Binary.ReadI16(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.short_int: %w", err)
 				}
 				off += n
 				continue
@@ -2595,7 +2598,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.I32 {
 				p.Int32Value, n, err = thrift.Binary.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.int32_value: %w", err)
 				}
 				off += n
 				continue
@@ -2604,7 +2607,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.I64 {
 				p.Int64Value, n, err = thrift.Binary.ReadI64(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.int64_value: %w", err)
 				}
 				off += n
 				continue
@@ -2613,7 +2616,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.DOUBLE {
 				p.Ratio, n, err = thrift.Binary.ReadDouble(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.ratio: %w", err)
 				}
 				off += n
 				continue
@@ -2622,7 +2625,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.STRING {
 				p.Text, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.text: %w", err)
 				}
 				off += n
 				continue
@@ -2631,7 +2634,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.STRING {
 				p.Blob, n, err = thrift.Binary.ReadBinaryNocopy(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.blob: %w", err)
 				}
 				off += n
 				continue
@@ -2640,7 +2643,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.I32 {
 				v96, n, err := thrift.Binary.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.color: %w", err)
 				}
 				off += n
 				p.Color = Color(v96)
@@ -2650,7 +2653,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.I64 {
 				v97, n, err := thrift.Binary.ReadI64(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.stamp: %w", err)
 				}
 				off += n
 				p.Stamp = Timestamp(v97)
@@ -2658,10 +2661,14 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 			}
 		case 12:
 			if t == thrift.STRUCT {
-				v98 := NewInner()
+				if opt == nil {
+					opt = new(optionals)
+				}
+				v98 := &opt.f0000
+				v98.InitDefault()
 				n, err = v98.FastReadDepth(b[off:], depth+1)
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.inner: %w", err)
 				}
 				off += n
 				p.Inner = v98
@@ -2669,10 +2676,14 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 			}
 		case 13:
 			if t == thrift.STRUCT {
-				v99 := NewChoice()
+				if opt == nil {
+					opt = new(optionals)
+				}
+				v99 := &opt.f0001
+				v99.InitDefault()
 				n, err = v99.FastReadDepth(b[off:], depth+1)
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.choice: %w", err)
 				}
 				off += n
 				p.Choice = v99
@@ -2680,10 +2691,14 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 			}
 		case 14:
 			if t == thrift.STRUCT {
-				v100 := NewOops()
+				if opt == nil {
+					opt = new(optionals)
+				}
+				v100 := &opt.f0002
+				v100.InitDefault()
 				n, err = v100.FastReadDepth(b[off:], depth+1)
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.oops: %w", err)
 				}
 				off += n
 				p.Oops = v100
@@ -2694,7 +2709,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.bools: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.BOOL {
@@ -2704,7 +2719,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					for i102 := range l101 {
 						l101[i102], n, err = thrift.Binary.ReadBool(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.bools: %w", err)
 						}
 						off += n
 					}
@@ -2717,7 +2732,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.octets: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.BYTE {
@@ -2727,7 +2742,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					for i104 := range l103 {
 						l103[i104], n, err = thrift.Binary.ReadI8(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.octets: %w", err)
 						}
 						off += n
 					}
@@ -2740,7 +2755,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.shorts: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.I16 {
@@ -2750,7 +2765,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					for i106 := range l105 {
 						l105[i106], n, err = thrift.Binary.ReadI16(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.shorts: %w", err)
 						}
 						off += n
 					}
@@ -2763,7 +2778,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.ints: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.I32 {
@@ -2772,7 +2787,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					l107 := make([]int32, size)
 					n, err = thrift.Binary.ReadI32Slice(b[off:], l107)
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.ints: %w", err)
 					}
 					off += n
 					p.Ints = l107
@@ -2784,7 +2799,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.longs: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.I64 {
@@ -2793,7 +2808,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					l108 := make([]int64, size)
 					n, err = thrift.Binary.ReadI64Slice(b[off:], l108)
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.longs: %w", err)
 					}
 					off += n
 					p.Longs = l108
@@ -2805,7 +2820,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.doubles: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.DOUBLE {
@@ -2814,7 +2829,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					l109 := make([]float64, size)
 					n, err = thrift.Binary.ReadDoubleSlice(b[off:], l109)
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.doubles: %w", err)
 					}
 					off += n
 					p.Doubles = l109
@@ -2826,7 +2841,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Binary.ReadSetBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.int_set: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.I32 {
@@ -2835,7 +2850,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					l110 := make([]int32, size)
 					n, err = thrift.Binary.ReadI32Slice(b[off:], l110)
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.int_set: %w", err)
 					}
 					off += n
 					p.IntSet = l110
@@ -2847,7 +2862,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					kt, vt, size, n, err := thrift.Binary.ReadMapBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.long_to_double: %w", err)
 					}
 					off += n
 					if size != 0 && kt != thrift.I64 {
@@ -2861,12 +2876,12 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 						var k113 int64
 						k113, n, err = thrift.Binary.ReadI64(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.long_to_double: %w", err)
 						}
 						off += n
 						m111[k113], n, err = thrift.Binary.ReadDouble(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.long_to_double: %w", err)
 						}
 						off += n
 					}
@@ -2879,7 +2894,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.strings: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.STRING {
@@ -2889,7 +2904,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					for i115 := range l114 {
 						l114[i115], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.strings: %w", err)
 						}
 						off += n
 					}
@@ -2902,7 +2917,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Binary.ReadSetBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.string_set: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.STRING {
@@ -2912,7 +2927,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					for i117 := range l116 {
 						l116[i117], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.string_set: %w", err)
 						}
 						off += n
 					}
@@ -2925,7 +2940,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					kt, vt, size, n, err := thrift.Binary.ReadMapBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.string_map: %w", err)
 					}
 					off += n
 					if size != 0 && kt != thrift.STRING {
@@ -2939,12 +2954,12 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 						var k120 string
 						k120, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.string_map: %w", err)
 						}
 						off += n
 						m118[k120], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.string_map: %w", err)
 						}
 						off += n
 					}
@@ -2957,7 +2972,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.blobs: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.STRING {
@@ -2967,7 +2982,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					for i122 := range l121 {
 						l121[i122], n, err = thrift.Binary.ReadBinaryNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.blobs: %w", err)
 						}
 						off += n
 					}
@@ -2980,7 +2995,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.names: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.STRING {
@@ -2990,7 +3005,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					for i124 := range l123 {
 						l123[i124], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.names: %w", err)
 						}
 						off += n
 					}
@@ -3003,7 +3018,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.inners: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.STRUCT {
@@ -3015,7 +3030,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 						v128 := &a127[i126]
 						n, err = v128.FastReadDepth(b[off:], depth+1)
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.inners: %w", err)
 						}
 						off += n
 						l125[i126] = v128
@@ -3029,7 +3044,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					kt, vt, size, n, err := thrift.Binary.ReadMapBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.inner_by_name: %w", err)
 					}
 					off += n
 					if size != 0 && kt != thrift.STRING {
@@ -3044,13 +3059,13 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 						var k131 string
 						k131, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.inner_by_name: %w", err)
 						}
 						off += n
 						v133 := &a132[i130]
 						n, err = v133.FastReadDepth(b[off:], depth+1)
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.inner_by_name: %w", err)
 						}
 						off += n
 						m129[k131] = v133
@@ -3064,7 +3079,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Binary.ReadSetBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.color_set: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.I32 {
@@ -3074,7 +3089,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					for i135 := range l134 {
 						v136, n, err := thrift.Binary.ReadI32(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.color_set: %w", err)
 						}
 						off += n
 						l134[i135] = Color(v136)
@@ -3088,7 +3103,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.colors: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.I32 {
@@ -3098,7 +3113,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					for i138 := range l137 {
 						v139, n, err := thrift.Binary.ReadI32(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.colors: %w", err)
 						}
 						off += n
 						l137[i138] = Color(v139)
@@ -3112,7 +3127,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					kt, vt, size, n, err := thrift.Binary.ReadMapBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.color_count: %w", err)
 					}
 					off += n
 					if size != 0 && kt != thrift.I32 {
@@ -3126,13 +3141,13 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 						var k142 Color
 						v143, n, err := thrift.Binary.ReadI32(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.color_count: %w", err)
 						}
 						off += n
 						k142 = Color(v143)
 						m140[k142], n, err = thrift.Binary.ReadI32(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.color_count: %w", err)
 						}
 						off += n
 					}
@@ -3145,7 +3160,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					kt, vt, size, n, err := thrift.Binary.ReadMapBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.nested: %w", err)
 					}
 					off += n
 					if size != 0 && kt != thrift.STRING {
@@ -3159,13 +3174,13 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 						var k146 string
 						k146, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.nested: %w", err)
 						}
 						off += n
 						{
 							et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 							if err != nil {
-								return off, err
+								return off, fmt.Errorf("Everything.nested: %w", err)
 							}
 							off += n
 							if size != 0 && et != thrift.SET {
@@ -3176,7 +3191,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 								{
 									et, size, n, err := thrift.Binary.ReadSetBegin(b[off:])
 									if err != nil {
-										return off, err
+										return off, fmt.Errorf("Everything.nested: %w", err)
 									}
 									off += n
 									if size != 0 && et != thrift.I32 {
@@ -3185,7 +3200,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 									l149 := make([]int32, size)
 									n, err = thrift.Binary.ReadI32Slice(b[off:], l149)
 									if err != nil {
-										return off, err
+										return off, fmt.Errorf("Everything.nested: %w", err)
 									}
 									off += n
 									l147[i148] = l149
@@ -3203,7 +3218,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.list_of_maps: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.MAP {
@@ -3214,7 +3229,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 						{
 							kt, vt, size, n, err := thrift.Binary.ReadMapBegin(b[off:])
 							if err != nil {
-								return off, err
+								return off, fmt.Errorf("Everything.list_of_maps: %w", err)
 							}
 							off += n
 							if size != 0 && kt != thrift.I32 {
@@ -3228,12 +3243,12 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 								var k154 int32
 								k154, n, err = thrift.Binary.ReadI32(b[off:])
 								if err != nil {
-									return off, err
+									return off, fmt.Errorf("Everything.list_of_maps: %w", err)
 								}
 								off += n
 								m152[k154], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 								if err != nil {
-									return off, err
+									return off, fmt.Errorf("Everything.list_of_maps: %w", err)
 								}
 								off += n
 							}
@@ -3249,7 +3264,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.matrix: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.LIST {
@@ -3260,7 +3275,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 						{
 							et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 							if err != nil {
-								return off, err
+								return off, fmt.Errorf("Everything.matrix: %w", err)
 							}
 							off += n
 							if size != 0 && et != thrift.I64 {
@@ -3269,7 +3284,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 							l157 := make([]int64, size)
 							n, err = thrift.Binary.ReadI64Slice(b[off:], l157)
 							if err != nil {
-								return off, err
+								return off, fmt.Errorf("Everything.matrix: %w", err)
 							}
 							off += n
 							l155[i156] = l157
@@ -3284,12 +3299,12 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				opt.f0000, n, err = thrift.Binary.ReadBool(b[off:])
+				opt.f0003, n, err = thrift.Binary.ReadBool(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.opt_flag: %w", err)
 				}
 				off += n
-				p.OptFlag = &opt.f0000
+				p.OptFlag = &opt.f0003
 				continue
 			}
 		case 41:
@@ -3297,12 +3312,12 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				opt.f0001, n, err = thrift.Binary.ReadI32(b[off:])
+				opt.f0004, n, err = thrift.Binary.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.opt_int: %w", err)
 				}
 				off += n
-				p.OptInt = &opt.f0001
+				p.OptInt = &opt.f0004
 				continue
 			}
 		case 42:
@@ -3310,19 +3325,19 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				opt.f0002, n, err = thrift.Binary.ReadStringNocopy(b[off:])
+				opt.f0005, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.opt_text: %w", err)
 				}
 				off += n
-				p.OptText = &opt.f0002
+				p.OptText = &opt.f0005
 				continue
 			}
 		case 43:
 			if t == thrift.STRING {
 				p.OptBlob, n, err = thrift.Binary.ReadBinaryNocopy(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.opt_blob: %w", err)
 				}
 				off += n
 				continue
@@ -3332,7 +3347,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				v158 := NewInner()
 				n, err = v158.FastReadDepth(b[off:], depth+1)
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.opt_inner: %w", err)
 				}
 				off += n
 				p.OptInner = v158
@@ -3343,7 +3358,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.opt_ints: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.I32 {
@@ -3352,7 +3367,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					l159 := make([]int32, size)
 					n, err = thrift.Binary.ReadI32Slice(b[off:], l159)
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.opt_ints: %w", err)
 					}
 					off += n
 					p.OptInts = l159
@@ -3364,7 +3379,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					kt, vt, size, n, err := thrift.Binary.ReadMapBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.opt_map: %w", err)
 					}
 					off += n
 					if size != 0 && kt != thrift.STRING {
@@ -3378,12 +3393,12 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 						var k162 string
 						k162, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.opt_map: %w", err)
 						}
 						off += n
 						m160[k162], n, err = thrift.Binary.ReadI64(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.opt_map: %w", err)
 						}
 						off += n
 					}
@@ -3398,11 +3413,11 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				}
 				v163, n, err := thrift.Binary.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.opt_color: %w", err)
 				}
 				off += n
-				opt.f0003 = Color(v163)
-				p.OptColor = &opt.f0003
+				opt.f0006 = Color(v163)
+				p.OptColor = &opt.f0006
 				continue
 			}
 		case 48:
@@ -3410,19 +3425,19 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				opt.f0004, n, err = thrift.Binary.ReadDouble(b[off:])
+				opt.f0007, n, err = thrift.Binary.ReadDouble(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.opt_ratio: %w", err)
 				}
 				off += n
-				p.OptRatio = &opt.f0004
+				p.OptRatio = &opt.f0007
 				continue
 			}
 		case 50:
 			if t == thrift.I32 {
 				p.DefInt, n, err = thrift.Binary.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.def_int: %w", err)
 				}
 				off += n
 				continue
@@ -3431,7 +3446,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.STRING {
 				p.DefText, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.def_text: %w", err)
 				}
 				off += n
 				continue
@@ -3440,7 +3455,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.DOUBLE {
 				p.DefRatio, n, err = thrift.Binary.ReadDouble(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.def_ratio: %w", err)
 				}
 				off += n
 				continue
@@ -3449,7 +3464,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.I32 {
 				v164, n, err := thrift.Binary.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.def_color: %w", err)
 				}
 				off += n
 				p.DefColor = Color(v164)
@@ -3460,7 +3475,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.def_list: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.I32 {
@@ -3469,7 +3484,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					l165 := make([]int32, size)
 					n, err = thrift.Binary.ReadI32Slice(b[off:], l165)
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.def_list: %w", err)
 					}
 					off += n
 					p.DefList = l165
@@ -3481,7 +3496,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					kt, vt, size, n, err := thrift.Binary.ReadMapBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.def_map: %w", err)
 					}
 					off += n
 					if size != 0 && kt != thrift.STRING {
@@ -3495,12 +3510,12 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 						var k168 string
 						k168, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.def_map: %w", err)
 						}
 						off += n
 						m166[k168], n, err = thrift.Binary.ReadI32(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.def_map: %w", err)
 						}
 						off += n
 					}
@@ -3512,7 +3527,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.BOOL {
 				p.DefFlag, n, err = thrift.Binary.ReadBool(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.def_flag: %w", err)
 				}
 				off += n
 				continue
@@ -3522,19 +3537,19 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				opt.f0005, n, err = thrift.Binary.ReadI64(b[off:])
+				opt.f0008, n, err = thrift.Binary.ReadI64(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.opt_def: %w", err)
 				}
 				off += n
-				p.OptDef = &opt.f0005
+				p.OptDef = &opt.f0008
 				continue
 			}
 		case 60:
 			if t == thrift.I32 {
 				p.ReqInt, n, err = thrift.Binary.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.req_int: %w", err)
 				}
 				off += n
 				issetReqInt = true
@@ -3544,7 +3559,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.STRING {
 				p.ReqText, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.req_text: %w", err)
 				}
 				off += n
 				issetReqText = true
@@ -3992,12 +4007,15 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 	issetReqInt := false
 	issetReqText := false
 	type optionals struct {
-		f0000 bool
-		f0001 int32
-		f0002 string
-		f0003 Color
-		f0004 float64
-		f0005 int64
+		f0000 Inner
+		f0001 Choice
+		f0002 Oops
+		f0003 bool
+		f0004 int32
+		f0005 string
+		f0006 Color
+		f0007 float64
+		f0008 int64
 	}
 	var opt *optionals
 	off := 0
@@ -4020,7 +4038,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				} else {
 					p.Flag, n, err = thrift.Compact.ReadBool(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.flag: %w", err)
 					}
 					off += n
 				}
@@ -4030,7 +4048,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.BYTE {
 				p.Octet, n, err = thrift.Compact.ReadI8(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.octet: %w", err)
 				}
 				off += n
 				continue
@@ -4039,7 +4057,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.BYTE {
 				p.Tiny, n, err = thrift.Compact.ReadI8(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.tiny: %w", err)
 				}
 				off += n
 				continue
@@ -4048,7 +4066,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.I16 {
 				p.ShortInt, n, err = thrift.Compact.ReadI16(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.short_int: %w", err)
 				}
 				off += n
 				continue
@@ -4057,7 +4075,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.I32 {
 				p.Int32Value, n, err = thrift.Compact.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.int32_value: %w", err)
 				}
 				off += n
 				continue
@@ -4066,7 +4084,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.I64 {
 				p.Int64Value, n, err = thrift.Compact.ReadI64(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.int64_value: %w", err)
 				}
 				off += n
 				continue
@@ -4075,7 +4093,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.DOUBLE {
 				p.Ratio, n, err = thrift.Compact.ReadDouble(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.ratio: %w", err)
 				}
 				off += n
 				continue
@@ -4084,7 +4102,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.STRING {
 				p.Text, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.text: %w", err)
 				}
 				off += n
 				continue
@@ -4093,7 +4111,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.STRING {
 				p.Blob, n, err = thrift.Compact.ReadBinaryNocopy(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.blob: %w", err)
 				}
 				off += n
 				continue
@@ -4102,7 +4120,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.I32 {
 				v225, n, err := thrift.Compact.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.color: %w", err)
 				}
 				off += n
 				p.Color = Color(v225)
@@ -4112,7 +4130,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.I64 {
 				v226, n, err := thrift.Compact.ReadI64(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.stamp: %w", err)
 				}
 				off += n
 				p.Stamp = Timestamp(v226)
@@ -4120,10 +4138,14 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			}
 		case 12:
 			if t == thrift.STRUCT {
-				v227 := NewInner()
+				if opt == nil {
+					opt = new(optionals)
+				}
+				v227 := &opt.f0000
+				v227.InitDefault()
 				n, err = v227.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.inner: %w", err)
 				}
 				off += n
 				p.Inner = v227
@@ -4131,10 +4153,14 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			}
 		case 13:
 			if t == thrift.STRUCT {
-				v228 := NewChoice()
+				if opt == nil {
+					opt = new(optionals)
+				}
+				v228 := &opt.f0001
+				v228.InitDefault()
 				n, err = v228.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.choice: %w", err)
 				}
 				off += n
 				p.Choice = v228
@@ -4142,10 +4168,14 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			}
 		case 14:
 			if t == thrift.STRUCT {
-				v229 := NewOops()
+				if opt == nil {
+					opt = new(optionals)
+				}
+				v229 := &opt.f0002
+				v229.InitDefault()
 				n, err = v229.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.oops: %w", err)
 				}
 				off += n
 				p.Oops = v229
@@ -4156,7 +4186,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.bools: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.BOOL {
@@ -4166,7 +4196,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					for i231 := range l230 {
 						l230[i231], n, err = thrift.Compact.ReadBool(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.bools: %w", err)
 						}
 						off += n
 					}
@@ -4179,7 +4209,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.octets: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.BYTE {
@@ -4189,7 +4219,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					for i233 := range l232 {
 						l232[i233], n, err = thrift.Compact.ReadI8(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.octets: %w", err)
 						}
 						off += n
 					}
@@ -4202,7 +4232,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.shorts: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.I16 {
@@ -4212,7 +4242,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					for i235 := range l234 {
 						l234[i235], n, err = thrift.Compact.ReadI16(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.shorts: %w", err)
 						}
 						off += n
 					}
@@ -4225,7 +4255,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.ints: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.I32 {
@@ -4234,7 +4264,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					l236 := make([]int32, size)
 					n, err = thrift.Compact.ReadI32Slice(b[off:], l236)
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.ints: %w", err)
 					}
 					off += n
 					p.Ints = l236
@@ -4246,7 +4276,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.longs: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.I64 {
@@ -4255,7 +4285,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					l237 := make([]int64, size)
 					n, err = thrift.Compact.ReadI64Slice(b[off:], l237)
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.longs: %w", err)
 					}
 					off += n
 					p.Longs = l237
@@ -4267,7 +4297,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.doubles: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.DOUBLE {
@@ -4276,7 +4306,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					l238 := make([]float64, size)
 					n, err = thrift.Compact.ReadDoubleSlice(b[off:], l238)
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.doubles: %w", err)
 					}
 					off += n
 					p.Doubles = l238
@@ -4288,7 +4318,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Compact.ReadSetBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.int_set: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.I32 {
@@ -4297,7 +4327,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					l239 := make([]int32, size)
 					n, err = thrift.Compact.ReadI32Slice(b[off:], l239)
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.int_set: %w", err)
 					}
 					off += n
 					p.IntSet = l239
@@ -4309,7 +4339,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					kt, vt, size, n, err := thrift.Compact.ReadMapBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.long_to_double: %w", err)
 					}
 					off += n
 					if size != 0 && kt != thrift.I64 {
@@ -4323,12 +4353,12 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 						var k242 int64
 						k242, n, err = thrift.Compact.ReadI64(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.long_to_double: %w", err)
 						}
 						off += n
 						m240[k242], n, err = thrift.Compact.ReadDouble(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.long_to_double: %w", err)
 						}
 						off += n
 					}
@@ -4341,7 +4371,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.strings: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.STRING {
@@ -4351,7 +4381,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					for i244 := range l243 {
 						l243[i244], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.strings: %w", err)
 						}
 						off += n
 					}
@@ -4364,7 +4394,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Compact.ReadSetBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.string_set: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.STRING {
@@ -4374,7 +4404,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					for i246 := range l245 {
 						l245[i246], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.string_set: %w", err)
 						}
 						off += n
 					}
@@ -4387,7 +4417,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					kt, vt, size, n, err := thrift.Compact.ReadMapBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.string_map: %w", err)
 					}
 					off += n
 					if size != 0 && kt != thrift.STRING {
@@ -4401,12 +4431,12 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 						var k249 string
 						k249, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.string_map: %w", err)
 						}
 						off += n
 						m247[k249], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.string_map: %w", err)
 						}
 						off += n
 					}
@@ -4419,7 +4449,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.blobs: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.STRING {
@@ -4429,7 +4459,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					for i251 := range l250 {
 						l250[i251], n, err = thrift.Compact.ReadBinaryNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.blobs: %w", err)
 						}
 						off += n
 					}
@@ -4442,7 +4472,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.names: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.STRING {
@@ -4452,7 +4482,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					for i253 := range l252 {
 						l252[i253], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.names: %w", err)
 						}
 						off += n
 					}
@@ -4465,7 +4495,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.inners: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.STRUCT {
@@ -4477,7 +4507,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 						v257 := &a256[i255]
 						n, err = v257.FastReadDepthCompact(b[off:], depth+1)
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.inners: %w", err)
 						}
 						off += n
 						l254[i255] = v257
@@ -4491,7 +4521,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					kt, vt, size, n, err := thrift.Compact.ReadMapBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.inner_by_name: %w", err)
 					}
 					off += n
 					if size != 0 && kt != thrift.STRING {
@@ -4506,13 +4536,13 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 						var k260 string
 						k260, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.inner_by_name: %w", err)
 						}
 						off += n
 						v262 := &a261[i259]
 						n, err = v262.FastReadDepthCompact(b[off:], depth+1)
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.inner_by_name: %w", err)
 						}
 						off += n
 						m258[k260] = v262
@@ -4526,7 +4556,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Compact.ReadSetBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.color_set: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.I32 {
@@ -4536,7 +4566,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					for i264 := range l263 {
 						v265, n, err := thrift.Compact.ReadI32(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.color_set: %w", err)
 						}
 						off += n
 						l263[i264] = Color(v265)
@@ -4550,7 +4580,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.colors: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.I32 {
@@ -4560,7 +4590,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					for i267 := range l266 {
 						v268, n, err := thrift.Compact.ReadI32(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.colors: %w", err)
 						}
 						off += n
 						l266[i267] = Color(v268)
@@ -4574,7 +4604,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					kt, vt, size, n, err := thrift.Compact.ReadMapBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.color_count: %w", err)
 					}
 					off += n
 					if size != 0 && kt != thrift.I32 {
@@ -4588,13 +4618,13 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 						var k271 Color
 						v272, n, err := thrift.Compact.ReadI32(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.color_count: %w", err)
 						}
 						off += n
 						k271 = Color(v272)
 						m269[k271], n, err = thrift.Compact.ReadI32(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.color_count: %w", err)
 						}
 						off += n
 					}
@@ -4607,7 +4637,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					kt, vt, size, n, err := thrift.Compact.ReadMapBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.nested: %w", err)
 					}
 					off += n
 					if size != 0 && kt != thrift.STRING {
@@ -4621,13 +4651,13 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 						var k275 string
 						k275, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.nested: %w", err)
 						}
 						off += n
 						{
 							et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 							if err != nil {
-								return off, err
+								return off, fmt.Errorf("Everything.nested: %w", err)
 							}
 							off += n
 							if size != 0 && et != thrift.SET {
@@ -4638,7 +4668,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 								{
 									et, size, n, err := thrift.Compact.ReadSetBegin(b[off:])
 									if err != nil {
-										return off, err
+										return off, fmt.Errorf("Everything.nested: %w", err)
 									}
 									off += n
 									if size != 0 && et != thrift.I32 {
@@ -4647,7 +4677,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 									l278 := make([]int32, size)
 									n, err = thrift.Compact.ReadI32Slice(b[off:], l278)
 									if err != nil {
-										return off, err
+										return off, fmt.Errorf("Everything.nested: %w", err)
 									}
 									off += n
 									l276[i277] = l278
@@ -4665,7 +4695,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.list_of_maps: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.MAP {
@@ -4676,7 +4706,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 						{
 							kt, vt, size, n, err := thrift.Compact.ReadMapBegin(b[off:])
 							if err != nil {
-								return off, err
+								return off, fmt.Errorf("Everything.list_of_maps: %w", err)
 							}
 							off += n
 							if size != 0 && kt != thrift.I32 {
@@ -4690,12 +4720,12 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 								var k283 int32
 								k283, n, err = thrift.Compact.ReadI32(b[off:])
 								if err != nil {
-									return off, err
+									return off, fmt.Errorf("Everything.list_of_maps: %w", err)
 								}
 								off += n
 								m281[k283], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 								if err != nil {
-									return off, err
+									return off, fmt.Errorf("Everything.list_of_maps: %w", err)
 								}
 								off += n
 							}
@@ -4711,7 +4741,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.matrix: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.LIST {
@@ -4722,7 +4752,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 						{
 							et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 							if err != nil {
-								return off, err
+								return off, fmt.Errorf("Everything.matrix: %w", err)
 							}
 							off += n
 							if size != 0 && et != thrift.I64 {
@@ -4731,7 +4761,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 							l286 := make([]int64, size)
 							n, err = thrift.Compact.ReadI64Slice(b[off:], l286)
 							if err != nil {
-								return off, err
+								return off, fmt.Errorf("Everything.matrix: %w", err)
 							}
 							off += n
 							l284[i285] = l286
@@ -4747,15 +4777,15 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					opt = new(optionals)
 				}
 				if hb {
-					opt.f0000 = bv
+					opt.f0003 = bv
 				} else {
-					opt.f0000, n, err = thrift.Compact.ReadBool(b[off:])
+					opt.f0003, n, err = thrift.Compact.ReadBool(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.opt_flag: %w", err)
 					}
 					off += n
 				}
-				p.OptFlag = &opt.f0000
+				p.OptFlag = &opt.f0003
 				continue
 			}
 		case 41:
@@ -4763,12 +4793,12 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				opt.f0001, n, err = thrift.Compact.ReadI32(b[off:])
+				opt.f0004, n, err = thrift.Compact.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.opt_int: %w", err)
 				}
 				off += n
-				p.OptInt = &opt.f0001
+				p.OptInt = &opt.f0004
 				continue
 			}
 		case 42:
@@ -4776,19 +4806,19 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				opt.f0002, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+				opt.f0005, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.opt_text: %w", err)
 				}
 				off += n
-				p.OptText = &opt.f0002
+				p.OptText = &opt.f0005
 				continue
 			}
 		case 43:
 			if t == thrift.STRING {
 				p.OptBlob, n, err = thrift.Compact.ReadBinaryNocopy(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.opt_blob: %w", err)
 				}
 				off += n
 				continue
@@ -4798,7 +4828,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				v287 := NewInner()
 				n, err = v287.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.opt_inner: %w", err)
 				}
 				off += n
 				p.OptInner = v287
@@ -4809,7 +4839,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.opt_ints: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.I32 {
@@ -4818,7 +4848,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					l288 := make([]int32, size)
 					n, err = thrift.Compact.ReadI32Slice(b[off:], l288)
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.opt_ints: %w", err)
 					}
 					off += n
 					p.OptInts = l288
@@ -4830,7 +4860,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					kt, vt, size, n, err := thrift.Compact.ReadMapBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.opt_map: %w", err)
 					}
 					off += n
 					if size != 0 && kt != thrift.STRING {
@@ -4844,12 +4874,12 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 						var k291 string
 						k291, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.opt_map: %w", err)
 						}
 						off += n
 						m289[k291], n, err = thrift.Compact.ReadI64(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.opt_map: %w", err)
 						}
 						off += n
 					}
@@ -4864,11 +4894,11 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				}
 				v292, n, err := thrift.Compact.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.opt_color: %w", err)
 				}
 				off += n
-				opt.f0003 = Color(v292)
-				p.OptColor = &opt.f0003
+				opt.f0006 = Color(v292)
+				p.OptColor = &opt.f0006
 				continue
 			}
 		case 48:
@@ -4876,19 +4906,19 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				opt.f0004, n, err = thrift.Compact.ReadDouble(b[off:])
+				opt.f0007, n, err = thrift.Compact.ReadDouble(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.opt_ratio: %w", err)
 				}
 				off += n
-				p.OptRatio = &opt.f0004
+				p.OptRatio = &opt.f0007
 				continue
 			}
 		case 50:
 			if t == thrift.I32 {
 				p.DefInt, n, err = thrift.Compact.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.def_int: %w", err)
 				}
 				off += n
 				continue
@@ -4897,7 +4927,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.STRING {
 				p.DefText, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.def_text: %w", err)
 				}
 				off += n
 				continue
@@ -4906,7 +4936,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.DOUBLE {
 				p.DefRatio, n, err = thrift.Compact.ReadDouble(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.def_ratio: %w", err)
 				}
 				off += n
 				continue
@@ -4915,7 +4945,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.I32 {
 				v293, n, err := thrift.Compact.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.def_color: %w", err)
 				}
 				off += n
 				p.DefColor = Color(v293)
@@ -4926,7 +4956,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.def_list: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.I32 {
@@ -4935,7 +4965,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					l294 := make([]int32, size)
 					n, err = thrift.Compact.ReadI32Slice(b[off:], l294)
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.def_list: %w", err)
 					}
 					off += n
 					p.DefList = l294
@@ -4947,7 +4977,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					kt, vt, size, n, err := thrift.Compact.ReadMapBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.def_map: %w", err)
 					}
 					off += n
 					if size != 0 && kt != thrift.STRING {
@@ -4961,12 +4991,12 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 						var k297 string
 						k297, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.def_map: %w", err)
 						}
 						off += n
 						m295[k297], n, err = thrift.Compact.ReadI32(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Everything.def_map: %w", err)
 						}
 						off += n
 					}
@@ -4981,7 +5011,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				} else {
 					p.DefFlag, n, err = thrift.Compact.ReadBool(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Everything.def_flag: %w", err)
 					}
 					off += n
 				}
@@ -4992,19 +5022,19 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				opt.f0005, n, err = thrift.Compact.ReadI64(b[off:])
+				opt.f0008, n, err = thrift.Compact.ReadI64(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.opt_def: %w", err)
 				}
 				off += n
-				p.OptDef = &opt.f0005
+				p.OptDef = &opt.f0008
 				continue
 			}
 		case 60:
 			if t == thrift.I32 {
 				p.ReqInt, n, err = thrift.Compact.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.req_int: %w", err)
 				}
 				off += n
 				issetReqInt = true
@@ -5014,7 +5044,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.STRING {
 				p.ReqText, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Everything.req_text: %w", err)
 				}
 				off += n
 				issetReqText = true
@@ -5149,7 +5179,7 @@ func (p *InteropServiceEchoArgs) FastReadDepth(b []byte, depth int) (int, error)
 				v298 := NewEverything()
 				n, err = v298.FastReadDepth(b[off:], depth+1)
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("InteropService_echo_args.value: %w", err)
 				}
 				off += n
 				p.Value = v298
@@ -5226,7 +5256,7 @@ func (p *InteropServiceEchoArgs) FastReadDepthCompact(b []byte, depth int) (int,
 				v299 := NewEverything()
 				n, err = v299.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("InteropService_echo_args.value: %w", err)
 				}
 				off += n
 				p.Value = v299
@@ -5390,7 +5420,7 @@ func (p *InteropServiceEchoResult) FastReadDepth(b []byte, depth int) (int, erro
 				v300 := NewEverything()
 				n, err = v300.FastReadDepth(b[off:], depth+1)
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("InteropService_echo_result.success: %w", err)
 				}
 				off += n
 				p.Success = v300
@@ -5401,7 +5431,7 @@ func (p *InteropServiceEchoResult) FastReadDepth(b []byte, depth int) (int, erro
 				v301 := NewOops()
 				n, err = v301.FastReadDepth(b[off:], depth+1)
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("InteropService_echo_result.oops: %w", err)
 				}
 				off += n
 				p.Oops = v301
@@ -5499,7 +5529,7 @@ func (p *InteropServiceEchoResult) FastReadDepthCompact(b []byte, depth int) (in
 				v302 := NewEverything()
 				n, err = v302.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("InteropService_echo_result.success: %w", err)
 				}
 				off += n
 				p.Success = v302
@@ -5510,7 +5540,7 @@ func (p *InteropServiceEchoResult) FastReadDepthCompact(b []byte, depth int) (in
 				v303 := NewOops()
 				n, err = v303.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("InteropService_echo_result.oops: %w", err)
 				}
 				off += n
 				p.Oops = v303
@@ -5627,7 +5657,7 @@ func (p *InteropServiceAddArgs) FastReadDepth(b []byte, depth int) (int, error) 
 			if t == thrift.I32 {
 				p.A, n, err = thrift.Binary.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("InteropService_add_args.a: %w", err)
 				}
 				off += n
 				continue
@@ -5636,7 +5666,7 @@ func (p *InteropServiceAddArgs) FastReadDepth(b []byte, depth int) (int, error) 
 			if t == thrift.I64 {
 				p.B, n, err = thrift.Binary.ReadI64(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("InteropService_add_args.b: %w", err)
 				}
 				off += n
 				continue
@@ -5707,7 +5737,7 @@ func (p *InteropServiceAddArgs) FastReadDepthCompact(b []byte, depth int) (int, 
 			if t == thrift.I32 {
 				p.A, n, err = thrift.Compact.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("InteropService_add_args.a: %w", err)
 				}
 				off += n
 				continue
@@ -5716,7 +5746,7 @@ func (p *InteropServiceAddArgs) FastReadDepthCompact(b []byte, depth int) (int, 
 			if t == thrift.I64 {
 				p.B, n, err = thrift.Compact.ReadI64(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("InteropService_add_args.b: %w", err)
 				}
 				off += n
 				continue
@@ -5833,7 +5863,7 @@ func (p *InteropServiceAddResult) FastReadDepth(b []byte, depth int) (int, error
 			if t == thrift.I64 {
 				v304, n, err := thrift.Binary.ReadI64(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("InteropService_add_result.success: %w", err)
 				}
 				off += n
 				tmp305 := v304
@@ -5914,7 +5944,7 @@ func (p *InteropServiceAddResult) FastReadDepthCompact(b []byte, depth int) (int
 			if t == thrift.I64 {
 				v306, n, err := thrift.Compact.ReadI64(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("InteropService_add_result.success: %w", err)
 				}
 				off += n
 				tmp307 := v306
@@ -6036,7 +6066,7 @@ func (p *InteropServiceNotifyArgs) FastReadDepth(b []byte, depth int) (int, erro
 			if t == thrift.STRING {
 				p.Message, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("InteropService_notify_args.message: %w", err)
 				}
 				off += n
 				continue
@@ -6111,7 +6141,7 @@ func (p *InteropServiceNotifyArgs) FastReadDepthCompact(b []byte, depth int) (in
 			if t == thrift.STRING {
 				p.Message, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("InteropService_notify_args.message: %w", err)
 				}
 				off += n
 				continue
@@ -6541,7 +6571,7 @@ func (p *InteropServicePickArgs) FastReadDepth(b []byte, depth int) (int, error)
 			if t == thrift.I32 {
 				v311, n, err := thrift.Binary.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("InteropService_pick_args.color: %w", err)
 				}
 				off += n
 				p.Color = Color(v311)
@@ -6552,7 +6582,7 @@ func (p *InteropServicePickArgs) FastReadDepth(b []byte, depth int) (int, error)
 				{
 					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("InteropService_pick_args.inners: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.STRUCT {
@@ -6564,7 +6594,7 @@ func (p *InteropServicePickArgs) FastReadDepth(b []byte, depth int) (int, error)
 						v315 := &a314[i313]
 						n, err = v315.FastReadDepth(b[off:], depth+1)
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("InteropService_pick_args.inners: %w", err)
 						}
 						off += n
 						l312[i313] = v315
@@ -6652,7 +6682,7 @@ func (p *InteropServicePickArgs) FastReadDepthCompact(b []byte, depth int) (int,
 			if t == thrift.I32 {
 				v318, n, err := thrift.Compact.ReadI32(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("InteropService_pick_args.color: %w", err)
 				}
 				off += n
 				p.Color = Color(v318)
@@ -6663,7 +6693,7 @@ func (p *InteropServicePickArgs) FastReadDepthCompact(b []byte, depth int) (int,
 				{
 					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("InteropService_pick_args.inners: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.STRUCT {
@@ -6675,7 +6705,7 @@ func (p *InteropServicePickArgs) FastReadDepthCompact(b []byte, depth int) (int,
 						v322 := &a321[i320]
 						n, err = v322.FastReadDepthCompact(b[off:], depth+1)
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("InteropService_pick_args.inners: %w", err)
 						}
 						off += n
 						l319[i320] = v322
@@ -6842,7 +6872,7 @@ func (p *InteropServicePickResult) FastReadDepth(b []byte, depth int) (int, erro
 				v323 := NewChoice()
 				n, err = v323.FastReadDepth(b[off:], depth+1)
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("InteropService_pick_result.success: %w", err)
 				}
 				off += n
 				p.Success = v323
@@ -6853,7 +6883,7 @@ func (p *InteropServicePickResult) FastReadDepth(b []byte, depth int) (int, erro
 				v324 := NewOops()
 				n, err = v324.FastReadDepth(b[off:], depth+1)
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("InteropService_pick_result.oops: %w", err)
 				}
 				off += n
 				p.Oops = v324
@@ -6951,7 +6981,7 @@ func (p *InteropServicePickResult) FastReadDepthCompact(b []byte, depth int) (in
 				v325 := NewChoice()
 				n, err = v325.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("InteropService_pick_result.success: %w", err)
 				}
 				off += n
 				p.Success = v325
@@ -6962,7 +6992,7 @@ func (p *InteropServicePickResult) FastReadDepthCompact(b []byte, depth int) (in
 				v326 := NewOops()
 				n, err = v326.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("InteropService_pick_result.oops: %w", err)
 				}
 				off += n
 				p.Oops = v326

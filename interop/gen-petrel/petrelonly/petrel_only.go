@@ -217,7 +217,7 @@ func (p *Identified) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.UUID {
 				p.ID, n, err = thrift.Binary.ReadUUID(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Identified.id: %w", err)
 				}
 				off += n
 				continue
@@ -226,7 +226,7 @@ func (p *Identified) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.UUID {
 				v9, n, err := thrift.Binary.ReadUUID(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Identified.parent: %w", err)
 				}
 				off += n
 				tmp10 := v9
@@ -238,7 +238,7 @@ func (p *Identified) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Identified.related: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.UUID {
@@ -248,7 +248,7 @@ func (p *Identified) FastReadDepth(b []byte, depth int) (int, error) {
 					for i12 := range l11 {
 						l11[i12], n, err = thrift.Binary.ReadUUID(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Identified.related: %w", err)
 						}
 						off += n
 					}
@@ -261,7 +261,7 @@ func (p *Identified) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					kt, vt, size, n, err := thrift.Binary.ReadMapBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Identified.labels: %w", err)
 					}
 					off += n
 					if size != 0 && kt != thrift.UUID {
@@ -275,12 +275,12 @@ func (p *Identified) FastReadDepth(b []byte, depth int) (int, error) {
 						var k15 thrift.Tuuid
 						k15, n, err = thrift.Binary.ReadUUID(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Identified.labels: %w", err)
 						}
 						off += n
 						m13[k15], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Identified.labels: %w", err)
 						}
 						off += n
 					}
@@ -292,7 +292,7 @@ func (p *Identified) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.UUID {
 				p.Fixed, n, err = thrift.Binary.ReadUUID(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Identified.fixed: %w", err)
 				}
 				off += n
 				continue
@@ -400,7 +400,7 @@ func (p *Identified) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.UUID {
 				p.ID, n, err = thrift.Compact.ReadUUID(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Identified.id: %w", err)
 				}
 				off += n
 				continue
@@ -409,7 +409,7 @@ func (p *Identified) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.UUID {
 				v21, n, err := thrift.Compact.ReadUUID(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Identified.parent: %w", err)
 				}
 				off += n
 				tmp22 := v21
@@ -421,7 +421,7 @@ func (p *Identified) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Identified.related: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.UUID {
@@ -431,7 +431,7 @@ func (p *Identified) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					for i24 := range l23 {
 						l23[i24], n, err = thrift.Compact.ReadUUID(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Identified.related: %w", err)
 						}
 						off += n
 					}
@@ -444,7 +444,7 @@ func (p *Identified) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					kt, vt, size, n, err := thrift.Compact.ReadMapBegin(b[off:])
 					if err != nil {
-						return off, err
+						return off, fmt.Errorf("Identified.labels: %w", err)
 					}
 					off += n
 					if size != 0 && kt != thrift.UUID {
@@ -458,12 +458,12 @@ func (p *Identified) FastReadDepthCompact(b []byte, depth int) (int, error) {
 						var k27 thrift.Tuuid
 						k27, n, err = thrift.Compact.ReadUUID(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Identified.labels: %w", err)
 						}
 						off += n
 						m25[k27], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, err
+							return off, fmt.Errorf("Identified.labels: %w", err)
 						}
 						off += n
 					}
@@ -475,7 +475,7 @@ func (p *Identified) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.UUID {
 				p.Fixed, n, err = thrift.Compact.ReadUUID(b[off:])
 				if err != nil {
-					return off, err
+					return off, fmt.Errorf("Identified.fixed: %w", err)
 				}
 				off += n
 				continue
