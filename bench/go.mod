@@ -7,6 +7,7 @@ go 1.26.0
 replace github.com/petrel-rpc/petrel => ../
 
 require (
+	github.com/apache/thrift v0.17.0
 	github.com/cloudwego/netpoll v0.7.2
 	github.com/petrel-rpc/petrel v0.0.0-00010101000000-000000000000
 	golang.org/x/sys v0.49.0
