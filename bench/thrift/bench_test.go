@@ -15,9 +15,9 @@ import (
 // payloadCase is one payload, as each generator's types hold it.
 type payloadCase struct {
 	name      string
-	petrel    thrift.FastCodec       // the value Petrel marshals
-	apache    athrift.TStruct        // the same value, read by Apache from data
-	data      []byte                 // petrel's encoding; both unmarshal it
+	petrel    thrift.FastCodec        // the value Petrel marshals
+	apache    athrift.TStruct         // the same value, read by Apache from data
+	data      []byte                  // petrel's encoding; both unmarshal it
 	newPetrel func() thrift.FastCodec // a fresh struct to unmarshal into
 	newApache func() athrift.TStruct
 }

@@ -14,7 +14,9 @@ const words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet ki
 
 type filler struct{ r *rand.Rand }
 
-func newFiller(seed uint64) filler { return filler{rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))} }
+func newFiller(seed uint64) filler {
+	return filler{rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+}
 
 // text returns n bytes of word-like text.
 func (f filler) text(n int) string {
