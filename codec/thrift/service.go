@@ -1,5 +1,7 @@
 package thrift
 
+import "context"
+
 // MethodInfo describes one method of a Thrift service for the RPC runtime.
 // Generated code fills it in; the runtime uses it to make the argument and
 // result values of a call it receives or sends.
@@ -15,6 +17,15 @@ type MethodInfo struct {
 	// whose field 0 is Success and whose other fields are the declared
 	// exceptions). Nil for oneway methods.
 	NewResult func() FastCodec
+	// Handler calls the user's implementation: handler is the value given to
+	// the server's RegisterService (the generated service interface), args
+	// and result are values made by NewArgs and NewResult. It stores the
+	// method's return value in result's Success field, and an exception
+	// declared in the IDL in result's field for it (returning nil then). It
+	// returns the handler's error only when that error is not a declared
+	// exception. For oneway methods result is nil. Nil when the generated
+	// code has no server side.
+	Handler func(ctx context.Context, handler any, args, result FastCodec) error
 }
 
 // ServiceInfo describes a Thrift service: generated code declares one per
