@@ -154,17 +154,17 @@ type infoDecoder struct {
 	arena []byte
 }
 
-// u16 reads a uint16 at pos.
-func (d *infoDecoder) u16(pos int, what string) (uint16, int, error) {
+// u16 reads a uint16 at pos; what and part name it in errors.
+func (d *infoDecoder) u16(pos int, what, part string) (uint16, int, error) {
 	if len(d.hb)-pos < 2 {
-		return 0, pos, protoErr(ErrBadFrame, "ttheader: %s needs 2 bytes at header byte %d, %d left", what, pos, len(d.hb)-pos)
+		return 0, pos, protoErr(ErrBadFrame, "ttheader: %s%s needs 2 bytes at header byte %d, %d left", what, part, pos, len(d.hb)-pos)
 	}
 	return binary.BigEndian.Uint16(d.hb[pos:]), pos + 2, nil
 }
 
 // str reads a uint16-length-prefixed string at pos; the result aliases hb.
 func (d *infoDecoder) str(pos int, what string) ([]byte, int, error) {
-	n, pos, err := d.u16(pos, what+" length")
+	n, pos, err := d.u16(pos, what, " length")
 	if err != nil {
 		return nil, pos, err
 	}
@@ -177,7 +177,7 @@ func (d *infoDecoder) str(pos int, what string) ([]byte, int, error) {
 // count reads an entry count and checks that count entries of at least min
 // bytes fit in the header.
 func (d *infoDecoder) count(pos, min int, what string) (int, int, error) {
-	c, pos, err := d.u16(pos, what+" count")
+	c, pos, err := d.u16(pos, what, " count")
 	if err != nil {
 		return 0, pos, err
 	}
@@ -254,7 +254,7 @@ func (d *infoDecoder) intKeyValues(pos int) (int, error) {
 	for range c {
 		var k uint16
 		var v []byte
-		if k, pos, err = d.u16(pos, "INFO_INTKEYVALUE key"); err != nil {
+		if k, pos, err = d.u16(pos, "INFO_INTKEYVALUE key", ""); err != nil {
 			return pos, err
 		}
 		if v, pos, err = d.str(pos, "INFO_INTKEYVALUE value"); err != nil {

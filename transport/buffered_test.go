@@ -1,0 +1,141 @@
+package transport_test
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/petrel-rpc/petrel/buf"
+	"github.com/petrel-rpc/petrel/codec/thrift"
+	"github.com/petrel-rpc/petrel/transport"
+)
+
+// TestBufferedSplitReads frames a message with nested containers arriving in
+// chunks of every size, from a reader that blocks like a connection: the
+// frame must be exactly the message, and the reader must never be asked for
+// a byte past it.
+func TestBufferedSplitReads(t *testing.T) {
+	for _, listLen := range []int{0, 3, 200} {
+		msg := nestedMessage(listLen)
+		if n, err := thrift.Binary.Skip(msg[18:], thrift.STRUCT, 0); err != nil || 18+n != len(msg) {
+			t.Fatalf("test message is not well formed: %d, %v", n, err)
+		}
+		for _, chunk := range []int{1, 2, 3, 5, 7, 13, 64, 1000, len(msg)} {
+			r := newBlockingReader(msg, chunk)
+			var h transport.Header
+			got, err := transport.ReadFrame(r, transport.Buffered, 0, &h)
+			if err != nil {
+				t.Fatalf("list %d, chunks of %d: %v", listLen, chunk, err)
+			}
+			if !bytes.Equal(got, msg) {
+				t.Fatalf("list %d, chunks of %d: frame of %d bytes, want %d", listLen, chunk, len(got), len(msg))
+			}
+			if r.Len() != 0 || len(r.chunks) != 0 {
+				t.Fatalf("bytes left")
+			}
+			r.Release()
+			r.lb.Reset()
+		}
+	}
+}
+
+// TestBufferedPipelined reads back-to-back messages from one stream.
+func TestBufferedPipelined(t *testing.T) {
+	var stream []byte
+	var msgs [][]byte
+	for i := range 5 {
+		m := nestedMessage(i * 10)
+		msgs = append(msgs, m)
+		stream = append(stream, m...)
+	}
+	for _, chunk := range []int{1, 17, 4096, len(stream)} {
+		r := newBlockingReader(stream, chunk)
+		for i, want := range msgs {
+			name, typ, seq, body, err := transport.ReadMessage(r, transport.Buffered, 0, nil)
+			if err != nil || name != "Nested" || typ != thrift.CALL || seq != 42 || len(body) != len(want)-18 {
+				t.Fatalf("chunks %d, message %d: %q %v %d %d bytes, %v", chunk, i, name, typ, seq, len(body), err)
+			}
+		}
+		if _, err := transport.ReadFrame(r, transport.Buffered, 0, nil); !errors.Is(err, errPastEnd) {
+			t.Fatalf("after the last message: %v", err)
+		}
+		r.lb.Reset()
+	}
+}
+
+// TestBufferedLinkBufferPartial feeds a LinkBuffer byte by byte: ReadFrame
+// reports buf.ErrNotEnough and consumes nothing until the message is whole.
+func TestBufferedLinkBufferPartial(t *testing.T) {
+	msg := nestedMessage(3)
+	lb := buf.NewLinkBuffer()
+	defer lb.Reset()
+	for i := range msg {
+		lb.Write(msg[i : i+1])
+		got, err := transport.ReadFrame(lb, transport.Buffered, 0, nil)
+		if i < len(msg)-1 {
+			if !errors.Is(err, buf.ErrNotEnough) || lb.Len() != i+1 {
+				t.Fatalf("after %d bytes: %v, %d buffered", i+1, err, lb.Len())
+			}
+			continue
+		}
+		if err != nil || !bytes.Equal(got, msg) {
+			t.Fatalf("whole message: %v", err)
+		}
+	}
+}
+
+func TestBufferedLimits(t *testing.T) {
+	B := thrift.Binary
+	head := func(extra ...byte) []byte {
+		b := make([]byte, 64)
+		n := B.WriteMessageBegin(b, "m", thrift.CALL, 1)
+		return append(b[:n], extra...)
+	}
+	for _, tc := range []struct {
+		name string
+		msg  []byte
+		max  int
+		kind error
+	}{
+		{"huge name", []byte{0x80, 1, 0, 1, 0x7f, 0, 0, 0}, 0, transport.ErrFrameTooLarge},
+		{"negative name", []byte{0x80, 1, 0, 1, 0xff, 0, 0, 0}, 0, transport.ErrBadMessage},
+		{"bad type", []byte{0x80, 1, 0, 9, 0, 0, 0, 0}, 0, transport.ErrBadMessage},
+		{"huge string", head(byte(thrift.STRING), 0, 1, 0x00, 0xff, 0xff, 0xff), 1 << 20, transport.ErrFrameTooLarge},
+		{"string over limit", head(byte(thrift.STRING), 0, 1, 0x7f, 0xff, 0xff, 0xff), 0, transport.ErrBadMessage},
+		{"negative string", head(byte(thrift.STRING), 0, 1, 0xff, 0xff, 0xff, 0xff), 0, transport.ErrBadMessage},
+		{"huge list", head(byte(thrift.LIST), 0, 1, byte(thrift.I64), 0, 0x10, 0, 0), 1 << 20, transport.ErrFrameTooLarge},
+		{"huge map", head(byte(thrift.MAP), 0, 1, byte(thrift.I64), byte(thrift.I64), 0, 0x10, 0, 0), 1 << 20, transport.ErrFrameTooLarge},
+		{"list of unknown type", head(byte(thrift.LIST), 0, 1, 0x77, 0, 0, 0, 1), 0, transport.ErrBadMessage},
+		{"unknown field type", head(0x77, 0, 1), 0, transport.ErrBadMessage},
+		{"past limit", head(byte(thrift.I64), 0, 1, 1, 2, 3), 20, transport.ErrFrameTooLarge},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// A blocking reader holding only these bytes: the error must come
+			// before any wait for more.
+			r := newBlockingReader(tc.msg, len(tc.msg))
+			_, err := transport.ReadFrame(r, transport.Buffered, tc.max, nil)
+			if !errors.Is(err, tc.kind) {
+				t.Fatalf("err = %v, want %v", err, tc.kind)
+			}
+		})
+	}
+}
+
+// TestBufferedDepth checks that nesting beyond the codec's depth limit is
+// refused while walking a partial message too.
+func TestBufferedDepth(t *testing.T) {
+	B := thrift.Binary
+	b := make([]byte, 64)
+	n := B.WriteMessageBegin(b, "m", thrift.CALL, 1)
+	msg := b[:n]
+	for range thrift.CurrentLimits().MaxDepth + 1 {
+		msg = append(msg, byte(thrift.STRUCT), 0, 1)
+	}
+	// The message never ends: the walker must stop at the depth limit
+	// rather than ask for more bytes.
+	r := newBlockingReader(msg, 3)
+	_, err := transport.ReadFrame(r, transport.Buffered, 0, nil)
+	if !errors.Is(err, transport.ErrBadMessage) {
+		t.Fatalf("err = %v", err)
+	}
+}

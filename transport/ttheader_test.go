@@ -1,0 +1,299 @@
+package transport_test
+
+import (
+	"bytes"
+	"errors"
+	"maps"
+	"runtime"
+	"testing"
+
+	"github.com/petrel-rpc/petrel/buf"
+	"github.com/petrel-rpc/petrel/codec/thrift"
+	"github.com/petrel-rpc/petrel/rpcerr"
+	"github.com/petrel-rpc/petrel/transport"
+)
+
+// ttVector is a TTHeader frame computed by hand from docs/spec/ttheader.md:
+// seq 1, flags 0, binary payload, StrInfo {"k": "v"}, IntInfo {9: "Echo"},
+// ACL token "t", payload 01 02 03 04.
+var ttVector = []byte{
+	0x00, 0x00, 0x00, 0x2a, // LENGTH: 42 bytes follow
+	0x10, 0x00, // HEADER MAGIC
+	0x00, 0x00, // FLAGS
+	0x00, 0x00, 0x00, 0x01, // SEQUENCE NUMBER
+	0x00, 0x07, // HEADER SIZE: 7 words = 28 bytes
+	0x00,                                           // PROTOCOL ID: binary
+	0x00,                                           // NUM TRANSFORMS
+	0x01, 0x00, 0x01, 0x00, 0x01, 'k', 0x00, 0x01, 'v', // INFO_KEYVALUE, 1 entry
+	0x10, 0x00, 0x01, 0x00, 0x09, 0x00, 0x04, 'E', 'c', 'h', 'o', // INFO_INTKEYVALUE, 1 entry
+	0x11, 0x00, 0x01, 't', // INFO_ACL_TOKEN
+	0x00, 0x00, // padding to 28
+	0x01, 0x02, 0x03, 0x04, // PAYLOAD
+}
+
+func vectorHeader() *transport.Header {
+	h := &transport.Header{SeqID: 1, ACLToken: "t"}
+	h.SetStr("k", "v")
+	h.SetInt(transport.KeyToMethod, "Echo")
+	return h
+}
+
+func TestTTHeaderVectorEncode(t *testing.T) {
+	lb := buf.NewLinkBuffer()
+	defer lb.Reset()
+	room, err := transport.BeginFrame(lb, transport.TTHeader, vectorHeader(), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(room, []byte{1, 2, 3, 4})
+	lb.Flush()
+	if got := lb.Bytes(); !bytes.Equal(got, ttVector) {
+		t.Fatalf("encoded\n% x\nwant\n% x", got, ttVector)
+	}
+}
+
+func TestTTHeaderVectorDecode(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		read func(h *transport.Header) ([]byte, error)
+	}{
+		{"ReadFrame", func(h *transport.Header) ([]byte, error) {
+			return transport.ReadFrame(buf.NewLinkBufferFrom(ttVector), transport.TTHeader, 0, h)
+		}},
+		{"DecodeTTHeader", func(h *transport.Header) ([]byte, error) {
+			p, n, err := transport.DecodeTTHeader(ttVector, 0, h)
+			if err == nil && n != len(ttVector) {
+				t.Fatalf("n = %d", n)
+			}
+			return p, err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var h transport.Header
+			h.SetStr("stale", "x") // ReadFrame resets
+			p, err := tc.read(&h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(p, []byte{1, 2, 3, 4}) {
+				t.Fatalf("payload % x", p)
+			}
+			want := vectorHeader()
+			if h.SeqID != 1 || h.Flags != 0 || h.ACLToken != "t" || h.Protocol != transport.TTHeader ||
+				!maps.Equal(h.IntInfo, want.IntInfo) || !maps.Equal(h.StrInfo, want.StrInfo) {
+				t.Fatalf("decoded %+v", h)
+			}
+		})
+	}
+}
+
+func TestTTHeaderRoundTripAllFields(t *testing.T) {
+	out := &transport.Header{
+		Flags:    transport.FlagSupportOutOfOrder | transport.FlagSASL,
+		ACLToken: "secret-token",
+	}
+	out.SetInt(transport.KeyFromService, "caller")
+	out.SetInt(transport.KeyToService, "callee")
+	out.SetInt(transport.KeyToMethod, "Echo")
+	out.SetInt(transport.KeyRPCTimeout, "1500")
+	out.SetInt(transport.KeyLogID, "")
+	out.SetStr(transport.StrKeyBizStatus, "1001")
+	out.SetStr(transport.StrKeyConnReset, "1")
+	out.SetStr("rpc-transit-x", string(bytes.Repeat([]byte("y"), 1000)))
+	for _, payload := range []uint8{transport.PayloadBinary, transport.PayloadCompact} {
+		out.PayloadProtocol = payload
+		var in transport.Header
+		roundTrip(t, transport.TTHeader, out, &in)
+		if in.Flags != out.Flags || in.ACLToken != out.ACLToken || in.PayloadProtocol != payload ||
+			!maps.Equal(in.IntInfo, out.IntInfo) || !maps.Equal(in.StrInfo, out.StrInfo) {
+			t.Fatalf("decoded %+v\nwant %+v", in, out)
+		}
+	}
+}
+
+// TestTTHeaderPadding checks that padding (info id 0) is skipped wherever it
+// is, and that an empty header (protocol id and transform count, 2 padding
+// bytes) is accepted.
+func TestTTHeaderPadding(t *testing.T) {
+	frame := []byte{
+		0, 0, 0, 24, 0x10, 0, 0, 0, 0, 0, 0, 5, 0, 3,
+		0, 0, // protocol, transforms
+		0, 0, // padding
+		0x11, 0, 2, 'a', 'b', // ACL token between paddings
+		0, 0, 0, // padding
+		9, 9, // payload
+	}
+	var h transport.Header
+	p, n, err := transport.DecodeTTHeader(frame, 0, &h)
+	if err != nil || n != len(frame) || !bytes.Equal(p, []byte{9, 9}) || h.ACLToken != "ab" || h.SeqID != 5 {
+		t.Fatalf("= % x, %d, %v; header %+v", p, n, err, h)
+	}
+}
+
+func TestTTHeaderBad(t *testing.T) {
+	// frame builds a frame around a variable header hb (padded by the
+	// caller to a multiple of 4) and a 1-byte payload.
+	frame := func(hb ...byte) []byte {
+		b := []byte{0, 0, 0, 0, 0x10, 0, 0, 0, 0, 0, 0, 1, 0, byte(len(hb) / 4)}
+		b = append(b, hb...)
+		b = append(b, 0xaa)
+		b[3] = byte(len(b) - 4)
+		return b
+	}
+	for _, tc := range []struct {
+		name  string
+		frame []byte
+		kind  error
+	}{
+		{"bad magic", []byte{0, 0, 0, 12, 0x10, 1, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0}, transport.ErrBadFrame},
+		{"header size 0", []byte{0, 0, 0, 12, 0x10, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0}, transport.ErrBadFrame},
+		{"header past frame", []byte{0, 0, 0, 12, 0x10, 0, 0, 0, 0, 0, 0, 1, 0, 2, 0, 0, 0, 0}, transport.ErrBadFrame},
+		{"header over 64 KiB", []byte{0, 2, 0, 12, 0x10, 0, 0, 0, 0, 0, 0, 1, 0x40, 1, 0, 0, 0, 0}, transport.ErrBadFrame},
+		{"unknown info id", frame(0, 0, 0x05, 0), transport.ErrBadFrame},
+		{"transform", frame(0, 1, 1, 0), transport.ErrUnsupported},
+		{"transforms past header", frame(0, 9, 1, 0), transport.ErrBadFrame},
+		{"kv count past header", frame(0, 0, 0x01, 0xff, 0xff, 0, 0, 0), transport.ErrBadFrame},
+		{"int count past header", frame(0, 0, 0x10, 0x00, 0x02, 0, 0, 0), transport.ErrBadFrame},
+		{"string past header", frame(0, 0, 0x01, 0x00, 0x01, 0x00, 0x09, 0), transport.ErrBadFrame},
+		{"int value past header", frame(0, 0, 0x10, 0x00, 0x01, 0x00, 0x01, 0x00, 0x20, 0, 0, 0), transport.ErrBadFrame},
+		{"acl past header", frame(0, 0, 0x11, 0x01, 0x00, 0, 0, 0), transport.ErrBadFrame},
+		{"count cut", frame(0, 0, 0, 0x01), transport.ErrBadFrame},
+		{"2 GiB frame", []byte{0x7f, 0xff, 0xff, 0xff, 0x10, 0, 0, 0, 0, 0, 0, 1, 0, 1}, transport.ErrFrameTooLarge},
+		{"4 GiB frame", []byte{0xff, 0xff, 0xff, 0xff, 0x10, 0, 0, 0, 0, 0, 0, 1, 0, 1}, transport.ErrFrameTooLarge},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var h transport.Header
+			_, err := transport.ReadFrame(buf.NewLinkBufferFrom(tc.frame), transport.TTHeader, 1<<20, &h)
+			if !errors.Is(err, tc.kind) || rpcerr.CodeOf(err) != rpcerr.Protocol {
+				t.Fatalf("ReadFrame err = %v, want %v", err, tc.kind)
+			}
+			_, _, err = transport.DecodeTTHeader(tc.frame, 1<<20, &h)
+			if !errors.Is(err, tc.kind) {
+				t.Fatalf("DecodeTTHeader err = %v, want %v", err, tc.kind)
+			}
+		})
+	}
+}
+
+func TestTTHeaderEncodeLimits(t *testing.T) {
+	lb := buf.NewLinkBuffer()
+	defer lb.Reset()
+	long := string(make([]byte, 1<<16))
+	for _, h := range []*transport.Header{
+		{ACLToken: long},
+		{StrInfo: map[string]string{long: ""}},
+		{IntInfo: map[uint16]string{1: long}},
+		{StrInfo: map[string]string{"a": long[:40000], "b": long[:40000]}},
+	} {
+		if _, err := transport.BeginFrame(lb, transport.TTHeader, h, 1); !errors.Is(err, transport.ErrHeaderTooLarge) {
+			t.Fatalf("err = %v", err)
+		}
+	}
+	if lb.MallocLen() != 0 {
+		t.Fatalf("a refused header left %d bytes", lb.MallocLen())
+	}
+}
+
+// TestHugeFrameNoAlloc feeds 10-byte frames that declare 2 GiB and checks
+// that rejecting them allocates almost nothing (only the error).
+func TestHugeFrameNoAlloc(t *testing.T) {
+	for _, tc := range []struct {
+		p     transport.Protocol
+		frame []byte
+	}{
+		{transport.Framed, []byte{0x7f, 0xff, 0xff, 0xfa, 0x80, 0x01, 0, 1, 0, 0}},
+		{transport.TTHeader, []byte{0x7f, 0xff, 0xff, 0xfa, 0x10, 0, 0, 0, 0, 0, 0, 1, 0, 1}},
+		{transport.Buffered, []byte{0x80, 0x01, 0, 1, 0x7f, 0xff, 0xff, 0xf0, 'a', 'b'}},
+	} {
+		t.Run(tc.p.String(), func(t *testing.T) {
+			lb := buf.NewLinkBufferFrom(tc.frame)
+			read := func() {
+				_, err := transport.ReadFrame(lb, tc.p, 0, nil)
+				if !errors.Is(err, transport.ErrFrameTooLarge) {
+					t.Fatalf("err = %v", err)
+				}
+			}
+			read()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			const runs = 100
+			for range runs {
+				read()
+			}
+			runtime.ReadMemStats(&after)
+			if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > 1024 {
+				t.Fatalf("%d bytes allocated per rejected frame", per)
+			}
+			if allocs := testing.AllocsPerRun(runs, read); allocs > 6 {
+				t.Fatalf("%.0f allocations per rejected frame", allocs)
+			}
+		})
+	}
+}
+
+// TestHeaderReuseAllocs checks the string reuse of a Header across frames:
+// the same values decode with no allocation, a changed value with one.
+func TestHeaderReuseAllocs(t *testing.T) {
+	build := func(logID string) []byte {
+		lb := buf.NewLinkBuffer()
+		h := vectorHeader()
+		h.SetInt(transport.KeyLogID, logID)
+		h.SetStr("rpc-transit-k2", "v2")
+		room, err := transport.BeginFrame(lb, transport.TTHeader, h, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		room[0] = 0
+		lb.Flush()
+		return lb.Bytes()
+	}
+	same, other := build("log-1"), build("log-2")
+	var h transport.Header
+	decode := func(f []byte) {
+		if _, _, err := transport.DecodeTTHeader(f, 0, &h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	decode(same)
+	if a := testing.AllocsPerRun(100, func() { decode(same) }); a != 0 {
+		t.Fatalf("same header: %.1f allocations, want 0", a)
+	}
+	i := 0
+	if a := testing.AllocsPerRun(100, func() {
+		i++
+		if i%2 == 0 {
+			decode(same)
+		} else {
+			decode(other)
+		}
+	}); a > 1 {
+		t.Fatalf("changed value: %.1f allocations, want at most 1", a)
+	}
+	decode(other)
+	if h.IntInfo[transport.KeyLogID] != "log-2" || h.StrInfo["rpc-transit-k2"] != "v2" {
+		t.Fatalf("decoded %+v", h)
+	}
+	// Strings outlive the frame's memory.
+	f := build("log-3")
+	decode(f)
+	s := h.IntInfo[transport.KeyLogID]
+	clear(f)
+	if s != "log-3" {
+		t.Fatalf("string changed with the frame: %q", s)
+	}
+}
+
+func TestWriteMessageTTHeaderSeq(t *testing.T) {
+	lb := buf.NewLinkBuffer()
+	defer lb.Reset()
+	h := &transport.Header{SeqID: 5}
+	if err := transport.WriteMessage(lb, transport.TTHeader, h, "M", thrift.REPLY, 9, &echo{}); err != nil {
+		t.Fatal(err)
+	}
+	lb.Flush()
+	var in transport.Header
+	_, typ, seq, _, err := transport.ReadMessage(lb, transport.TTHeader, 0, &in)
+	if err != nil || typ != thrift.REPLY || seq != 9 || in.SeqID != 9 {
+		t.Fatalf("typ %v seq %d frame seq %d err %v", typ, seq, in.SeqID, err)
+	}
+}
