@@ -22,8 +22,8 @@ var ttVector = []byte{
 	0x00, 0x00, // FLAGS
 	0x00, 0x00, 0x00, 0x01, // SEQUENCE NUMBER
 	0x00, 0x07, // HEADER SIZE: 7 words = 28 bytes
-	0x00,                                           // PROTOCOL ID: binary
-	0x00,                                           // NUM TRANSFORMS
+	0x00,                                               // PROTOCOL ID: binary
+	0x00,                                               // NUM TRANSFORMS
 	0x01, 0x00, 0x01, 0x00, 0x01, 'k', 0x00, 0x01, 'v', // INFO_KEYVALUE, 1 entry
 	0x10, 0x00, 0x01, 0x00, 0x09, 0x00, 0x04, 'E', 'c', 'h', 'o', // INFO_INTKEYVALUE, 1 entry
 	0x11, 0x00, 0x01, 't', // INFO_ACL_TOKEN
