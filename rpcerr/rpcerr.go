@@ -19,6 +19,7 @@ import (
 	"errors"
 	"net"
 	"strconv"
+	"strings"
 )
 
 // Code classifies an RPC error. The set is closed: new codes are added only by
@@ -216,4 +217,24 @@ func CodeOf(err error) Code {
 		return Declared
 	}
 	return Internal
+}
+
+// CodeFromMessage recognises the text of an [*Error] in a message a peer
+// sent, such as the message of the ApplicationException a Petrel server
+// answers with when it rejects a request ("petrel: overloaded: ...",
+// "petrel: shutting_down: ..."). It returns the code named after "petrel: "
+// and true, or (Internal, false) for any other text.
+func CodeFromMessage(msg string) (Code, bool) {
+	const prefix = "petrel: "
+	if !strings.HasPrefix(msg, prefix) {
+		return Internal, false
+	}
+	rest := msg[len(prefix):]
+	for c := Code(0); c < numCodes; c++ {
+		name := codeNames[c]
+		if strings.HasPrefix(rest, name) && (len(rest) == len(name) || rest[len(name)] == ':') {
+			return c, true
+		}
+	}
+	return Internal, false
 }

@@ -126,3 +126,17 @@ func ExampleBizStatusError() {
 	}
 	// Output: 1001 out of stock business
 }
+
+func TestCodeFromMessage(t *testing.T) {
+	for _, c := range []rpcerr.Code{rpcerr.Overloaded, rpcerr.ShuttingDown, rpcerr.Timeout} {
+		msg := rpcerr.New(c, "details: more").Error()
+		if got, ok := rpcerr.CodeFromMessage(msg); !ok || got != c {
+			t.Errorf("CodeFromMessage(%q) = %v %v", msg, got, ok)
+		}
+	}
+	for _, msg := range []string{"", "boom", "petrel: overloadedX", "petrel: nonsense: x"} {
+		if got, ok := rpcerr.CodeFromMessage(msg); ok || got != rpcerr.Internal {
+			t.Errorf("CodeFromMessage(%q) = %v %v, want internal false", msg, got, ok)
+		}
+	}
+}

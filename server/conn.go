@@ -1,0 +1,369 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/petrel-rpc/petrel/codec/thrift"
+	"github.com/petrel-rpc/petrel/metainfo"
+	"github.com/petrel-rpc/petrel/netpoll"
+	"github.com/petrel-rpc/petrel/rpcerr"
+	"github.com/petrel-rpc/petrel/transport"
+)
+
+// connState is the server's state of one connection.
+//
+// proto is written once by the connection's reader (OnRequest, which netpoll
+// never runs twice at once) before any call goroutine starts, and read-only
+// after. The Writer is used under wmu only.
+type connState struct {
+	s     *Server
+	conn  netpoll.Connection
+	proto transport.Protocol // see above
+
+	wmu     sync.Mutex   // guards the connection's Writer and queued
+	queued  int          // guarded by wmu: replies written and not flushed
+	writers atomic.Int32 // goroutines writing or waiting for wmu
+
+	reject  bool        // set in onPrepare, read in onConnect (same order as netpoll runs them)
+	counted atomic.Bool // the connection is counted in stats.conns
+}
+
+type connKey struct{}
+
+func (s *Server) onPrepare(conn netpoll.Connection) context.Context {
+	cs := &connState{s: s, conn: conn}
+	cs.counted.Store(true)
+	if n := s.stats.conns.Add(1); s.cfg.maxConns > 0 && n > int64(s.cfg.maxConns) {
+		cs.reject = true
+	}
+	return context.WithValue(context.Background(), connKey{}, cs)
+}
+
+func (s *Server) onConnect(ctx context.Context, conn netpoll.Connection) context.Context {
+	if cs, _ := ctx.Value(connKey{}).(*connState); cs != nil && cs.reject {
+		s.stats.rejectedConns.Add(1)
+		conn.Close()
+		// nil keeps the context set by onPrepare: netpoll does not store it
+		// again, which would race with OnDisconnect reading it.
+		return nil
+	}
+	return ctx
+}
+
+func (s *Server) onDisconnect(ctx context.Context, conn netpoll.Connection) {
+	if cs, _ := ctx.Value(connKey{}).(*connState); cs != nil && cs.counted.CompareAndSwap(true, false) {
+		s.stats.conns.Add(-1)
+	}
+}
+
+// maxQueued is the number of in-order replies written before a flush is
+// forced while more requests are waiting.
+const maxQueued = 32
+
+// onRequest reads the requests that have arrived on a connection. TTHeader
+// requests are served concurrently, each on a pool goroutine; Framed and
+// Buffered ones in order on this goroutine, their replies flushed together.
+func (s *Server) onRequest(ctx context.Context, conn netpoll.Connection) error {
+	cs, _ := ctx.Value(connKey{}).(*connState)
+	if cs == nil || cs.reject {
+		return errors.New("server: connection without state")
+	}
+	r := conn.Reader()
+	if cs.proto == 0 {
+		p, err := transport.DetectReader(r)
+		if err != nil {
+			return err
+		}
+		cs.proto = p
+	}
+	concurrent := cs.proto == transport.TTHeader
+	for {
+		c := getCall()
+		c.s, c.cs = s, cs
+		name, typ, seq, body, err := transport.ReadMessage(r, cs.proto, s.cfg.maxMsgSize, &c.hdr)
+		if err != nil {
+			putCall(c)
+			cs.flushQueued()
+			return err
+		}
+		s.stats.requests.Add(1)
+		if err := s.handle(c, name, typ, seq, body, concurrent); err != nil {
+			cs.flushQueued()
+			return err
+		}
+		if r.Len() == 0 {
+			break
+		}
+		if !concurrent && cs.queuedLen() >= maxQueued {
+			if err := cs.flushQueued(); err != nil {
+				return err
+			}
+		}
+	}
+	return cs.flushQueued()
+}
+
+// handle dispatches one request read into c.hdr; body aliases the
+// connection's input until it is released here.
+func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32, body []byte, concurrent bool) error {
+	r := c.cs.conn.Reader()
+	c.seq = seq
+	c.payload = c.hdr.PayloadProtocol
+	var now int64
+	if s.limiter != nil || s.draining.Load() || c.hdr.IntInfo[transport.KeyRPCTimeout] != "" {
+		now = time.Now().UnixNano()
+	}
+	if s.draining.Load() {
+		s.lastRead.Store(now)
+	}
+	if typ != thrift.CALL && typ != thrift.ONEWAY {
+		msg := "server: message type " + typ.String() + " is not a call"
+		r.Release()
+		return c.rejectAndFree("", thrift.ExceptionInvalidMessageType, msg, !concurrent)
+	}
+	m := s.lookup(name, c.hdr.IntInfo[transport.KeyToService])
+	if m == nil {
+		if typ == thrift.ONEWAY {
+			r.Release()
+			putCall(c)
+			return nil
+		}
+		name = string([]byte(name)) // copy: name aliases the input
+		r.Release()
+		return c.rejectAndFree(name, thrift.ExceptionUnknownMethod, "server: unknown method "+strconv.Quote(name), !concurrent)
+	}
+	oneway := m.info.Oneway || typ == thrift.ONEWAY
+	if !oneway && s.draining.Load() {
+		r.Release()
+		s.stats.rejectedStop.Add(1)
+		return c.rejectAndFree(m.info.Name, thrift.ExceptionInternalError, errShuttingDown.Error(), !concurrent)
+	}
+	if s.limiter != nil && !s.limiter.allow(now) {
+		r.Release()
+		s.stats.rejectedQPS.Add(1)
+		if oneway {
+			putCall(c)
+			return nil
+		}
+		return c.rejectAndFree(m.info.Name, thrift.ExceptionInternalError, s.overloadMsg(), !concurrent)
+	}
+	args := m.getArgs()
+	var err error
+	if c.payload == transport.PayloadCompact {
+		if cc, ok := args.(thrift.CompactCodec); ok {
+			_, err = cc.FastReadCompact(body)
+		} else {
+			err = errors.New("the argument struct has no compact codec")
+		}
+	} else {
+		_, err = args.FastRead(body)
+	}
+	r.Release()
+	if err != nil {
+		m.putArgs(args)
+		if oneway {
+			putCall(c)
+			return nil
+		}
+		return c.rejectAndFree(m.info.Name, thrift.ExceptionProtocolError,
+			fmt.Sprintf("server: decoding the arguments of %s: %v", m.info.Name, err), !concurrent)
+	}
+	c.m, c.args, c.oneway = m, args, oneway
+	if ms := c.hdr.IntInfo[transport.KeyRPCTimeout]; ms != "" {
+		if n, err := strconv.ParseInt(ms, 10, 64); err == nil && n > 0 {
+			c.timeout = time.Duration(n) * time.Millisecond
+			c.deadline = now + int64(c.timeout)
+		}
+	}
+	s.inflight.Add(1)
+	if concurrent {
+		s.pool.Go(c.run)
+		return nil
+	}
+	c.serve(false)
+	return nil
+}
+
+func (s *Server) overloadMsg() string {
+	return rpcerr.New(rpcerr.Overloaded, "server is overloaded: more than "+strconv.Itoa(s.cfg.maxQPS)+" requests per second (WithMaxQPS)").Error()
+}
+
+// call is one request on its way through the server. Calls are pooled; a
+// call belongs to one goroutine at a time (the reader, then the goroutine
+// serving it).
+type call struct {
+	s        *Server
+	cs       *connState
+	m        *method
+	hdr      transport.Header
+	args     thrift.FastCodec
+	seq      int32
+	payload  uint8
+	oneway   bool
+	timeout  time.Duration
+	deadline int64  // unix nanoseconds; 0 when none
+	run      func() // c.serveConcurrent, bound once
+}
+
+var callPool sync.Pool
+
+func init() {
+	callPool.New = func() any {
+		c := new(call)
+		c.run = c.serveConcurrent
+		return c
+	}
+}
+
+func getCall() *call { return callPool.Get().(*call) }
+
+func putCall(c *call) {
+	c.s, c.cs, c.m, c.args = nil, nil, nil, nil
+	c.seq, c.payload, c.oneway, c.timeout, c.deadline = 0, 0, false, 0, 0
+	c.hdr.Reset()
+	callPool.Put(c)
+}
+
+func (c *call) serveConcurrent() { c.serve(true) }
+
+// serve runs the handler and writes the reply (flushing it if flush).
+func (c *call) serve(flush bool) {
+	s, m := c.s, c.m
+	var base context.Context = context.Background()
+	if len(c.hdr.StrInfo) > 0 {
+		base = metainfo.FromWire(base, c.hdr.StrInfo)
+	}
+	ctx := &callCtx{parent: base, m: m}
+	ri := &ctx.ri
+	ri.Caller = c.hdr.IntInfo[transport.KeyFromService]
+	ri.Callee = m.svc.info.Name
+	ri.Method = m.info.Name
+	ri.SeqID = c.seq
+	ri.Timeout = c.timeout
+	ri.Protocol = c.cs.proto.String()
+	ri.LocalAddr = c.cs.conn.LocalAddr()
+	ri.RemoteAddr = c.cs.conn.RemoteAddr()
+	if c.deadline != 0 {
+		ctx.deadline = time.Unix(0, c.deadline)
+	}
+	result := m.getResult()
+	err := c.invoke(ctx, result)
+	ctx.finish()
+	if !c.oneway {
+		c.writeReply(result, err, flush)
+	}
+	m.putArgs(c.args)
+	m.putResult(result)
+	putCall(c)
+	s.inflight.Add(-1)
+}
+
+// invoke runs the middleware and the handler, turning a panic into an
+// Internal error.
+func (c *call) invoke(ctx *callCtx, result thrift.FastCodec) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.s.stats.panics.Add(1)
+			err = rpcerr.New(rpcerr.Internal, fmt.Sprintf("panic in handler %s.%s: %v", c.m.svc.info.Name, c.m.info.Name, r))
+		}
+	}()
+	var resp any
+	if result != nil {
+		resp = result
+	}
+	return c.s.ep(ctx, c.args, resp)
+}
+
+// writeReply answers the call: the result, or an exception for err.
+func (c *call) writeReply(result thrift.FastCodec, err error, flush bool) {
+	h := &c.hdr
+	flags := h.Flags
+	h.Reset()
+	h.Flags = flags
+	typ := thrift.REPLY
+	var body thrift.FastCodec = result
+	if err != nil {
+		var biz *rpcerr.BizStatusError
+		var ae *thrift.ApplicationException
+		switch {
+		case errors.As(err, &biz) && c.cs.proto == transport.TTHeader:
+			h.SetStr(transport.StrKeyBizStatus, strconv.FormatInt(int64(biz.StatusCode), 10))
+			h.SetStr(transport.StrKeyBizMessage, biz.Message)
+			if len(biz.Extra) > 0 {
+				if b, jerr := json.Marshal(biz.Extra); jerr == nil {
+					h.SetStr(transport.StrKeyBizExtra, string(b))
+				}
+			}
+		case errors.As(err, &ae):
+			typ, body = thrift.EXCEPTION, ae
+		default:
+			typ, body = thrift.EXCEPTION, thrift.NewApplicationException(thrift.ExceptionInternalError, err.Error())
+		}
+	}
+	c.cs.write(h, c.m.info.Name, typ, c.seq, c.payload, body, flush)
+}
+
+// rejectAndFree answers the request in c with an exception and frees c.
+func (c *call) rejectAndFree(name string, kind int32, msg string, inOrder bool) error {
+	h := &c.hdr
+	flags := h.Flags
+	h.Reset()
+	h.Flags = flags
+	err := c.cs.write(h, name, thrift.EXCEPTION, c.seq, c.payload, thrift.NewApplicationException(kind, msg), !inOrder)
+	putCall(c)
+	return err
+}
+
+// write writes one reply. With flush, the last of the goroutines writing at
+// once flushes for all; otherwise the reply waits for flushQueued.
+func (cs *connState) write(h *transport.Header, name string, typ thrift.MessageType, seq int32, payload uint8, body thrift.FastCodec, flush bool) error {
+	h.Protocol = cs.proto
+	h.SeqID = seq
+	h.PayloadProtocol = payload
+	if cs.proto == transport.TTHeader && cs.s.draining.Load() {
+		h.SetStr(transport.StrKeyConnReset, "1")
+	}
+	cs.writers.Add(1)
+	cs.wmu.Lock()
+	w := cs.conn.Writer()
+	err := transport.WriteMessage(w, cs.proto, h, name, typ, seq, body)
+	if err == nil {
+		cs.queued++
+	}
+	if cs.writers.Add(-1) == 0 && flush && cs.queued > 0 {
+		cs.queued = 0
+		if ferr := w.Flush(); err == nil {
+			err = ferr
+		}
+	}
+	cs.wmu.Unlock()
+	if err != nil {
+		// A reply half written would corrupt the stream: give up on it.
+		cs.conn.Close()
+	}
+	return err
+}
+
+func (cs *connState) queuedLen() int {
+	cs.wmu.Lock()
+	defer cs.wmu.Unlock()
+	return cs.queued
+}
+
+// flushQueued flushes replies written without a flush.
+func (cs *connState) flushQueued() error {
+	cs.wmu.Lock()
+	defer cs.wmu.Unlock()
+	if cs.queued == 0 {
+		return nil
+	}
+	cs.queued = 0
+	return cs.conn.Writer().Flush()
+}

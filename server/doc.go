@@ -1,0 +1,66 @@
+// Package server serves Thrift services over TCP: one port speaks TTHeader
+// (Kitex), Framed and Buffered (Apache Thrift), detected per connection from
+// its first bytes, and every reply goes back in the request's protocol and
+// payload encoding (binary or compact).
+//
+//	s := server.New(server.WithListenAddress(":9000"), server.WithMaxQPS(50000))
+//	if err := s.RegisterService(echo.EchoServiceInfo, &EchoImpl{}); err != nil { ... }
+//	go s.Run()
+//	...
+//	s.Stop(ctx) // graceful
+//
+// # Serving
+//
+// The server runs on a [netpoll.EventLoop]. A connection's reader reads each
+// frame as it arrives (its size checked against WithMaxMessageSize from the
+// frame header, before the body is read), finds the method by name without
+// allocating, and decodes the arguments into a pooled struct. Then:
+//
+//   - TTHeader requests, which Kitex-style clients pipeline and match by
+//     sequence id, are served concurrently, each on a goroutine from a pool;
+//     replies are written under the connection's write lock, and the last of
+//     several writers flushes for all of them.
+//   - Framed and Buffered requests are served in order on the reader's
+//     goroutine (Apache clients expect replies in order); replies to
+//     pipelined requests are flushed together.
+//
+// The handler gets a context that carries the call's [rpcinfo.RPCInfo], the
+// caller's [metainfo] values (TTHeader), and a deadline from the TTHeader RPC
+// timeout. The context is canceled when the handler returns. Middleware
+// (WithMiddleware) runs around the handler and sees the generated argument
+// and result structs.
+//
+// # Errors on the wire
+//
+// An exception declared in the IDL goes back in the result struct. Any other
+// error becomes a Thrift ApplicationException (EXCEPTION message):
+// INTERNAL_ERROR with the error's text, or the handler's own
+// *thrift.ApplicationException. A handler panic is recovered and answered
+// with INTERNAL_ERROR carrying the panic value. An [rpcerr.BizStatusError] goes
+// back over TTHeader as a normal reply with the "biz-status", "biz-message"
+// and "biz-extra" (JSON) string keys, as Kitex does; over Framed and Buffered,
+// which have no header, as INTERNAL_ERROR. An unknown method is answered
+// with UNKNOWN_METHOD, undecodable arguments with PROTOCOL_ERROR. Oneway
+// requests are never answered.
+//
+// Requests the server refuses on purpose are answered at once with
+// INTERNAL_ERROR whose message is the text of an [rpcerr.Error], starting
+// with "petrel: overloaded: " (WithMaxQPS) or "petrel: shutting_down: " (a
+// request read while Stop drains); clients map it back with
+// [rpcerr.CodeFromMessage].
+//
+// # Limits
+//
+// WithMaxConnections closes connections over the limit at once;
+// WithMaxQPS rejects requests over a token bucket; WithMaxMessageSize (16 MiB
+// by default) closes a connection whose frame declares more. Bad bytes close
+// the connection; they never panic the server. [Server.Stats] counts
+// what was rejected.
+//
+// # Stopping
+//
+// [Server.Stop] drains: requests already read are served and answered,
+// TTHeader replies carry the "crrst" key that tells pooling clients to drop
+// the connection, requests read after Stop are rejected as shutting down, and
+// connections are closed once nothing is in flight and they are quiet.
+package server

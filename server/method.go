@@ -1,0 +1,95 @@
+package server
+
+import (
+	"sync"
+
+	"github.com/petrel-rpc/petrel/codec/thrift"
+)
+
+// method is one method of a registered service, with pools for its argument
+// and result structs.
+type method struct {
+	svc  *service
+	info *thrift.MethodInfo
+
+	// Pools hold cleared structs. A struct is pooled only if it can clear
+	// itself (generated structs' InitDefault): FastRead sets only the fields
+	// present in the input, so a reused struct must start cleared.
+	// Clearing drops the struct's references, so a handler that keeps a
+	// request it was given (args.Req) keeps its own value: FastRead
+	// allocates nested values afresh.
+	poolArgs   bool
+	poolResult bool
+	args       sync.Pool
+	result     sync.Pool
+}
+
+type initDefaulter interface{ InitDefault() }
+
+func newMethod(svc *service, mi *thrift.MethodInfo) *method {
+	m := &method{svc: svc, info: mi}
+	_, m.poolArgs = mi.NewArgs().(initDefaulter)
+	m.args.New = func() any { return mi.NewArgs() }
+	if !mi.Oneway {
+		_, m.poolResult = mi.NewResult().(initDefaulter)
+		m.result.New = func() any { return mi.NewResult() }
+	}
+	return m
+}
+
+func (m *method) getArgs() thrift.FastCodec {
+	if m.poolArgs {
+		return m.args.Get().(thrift.FastCodec)
+	}
+	return m.info.NewArgs()
+}
+
+func (m *method) putArgs(v thrift.FastCodec) {
+	if m.poolArgs {
+		v.(initDefaulter).InitDefault()
+		m.args.Put(v)
+	}
+}
+
+func (m *method) getResult() thrift.FastCodec {
+	if m.info.Oneway {
+		return nil
+	}
+	if m.poolResult {
+		return m.result.Get().(thrift.FastCodec)
+	}
+	return m.info.NewResult()
+}
+
+func (m *method) putResult(v thrift.FastCodec) {
+	if v != nil && m.poolResult {
+		v.(initDefaulter).InitDefault()
+		m.result.Put(v)
+	}
+}
+
+// lookup finds the method a request names. name may alias the connection's
+// buffer: lookups do not keep it and do not allocate. svcName is the
+// TTHeader callee service ("" when none).
+func (s *Server) lookup(name, svcName string) *method {
+	if svcName != "" {
+		if ms, ok := s.bySvc[svcName]; ok {
+			if m, ok := ms[name]; ok {
+				return m
+			}
+		}
+	}
+	if m, ok := s.byName[name]; ok {
+		return m
+	}
+	// Apache TMultiplexedProtocol: "Service:method".
+	for i := 0; i < len(name); i++ {
+		if name[i] == ':' {
+			if ms, ok := s.bySvc[name[:i]]; ok {
+				return ms[name[i+1:]]
+			}
+			break
+		}
+	}
+	return nil
+}

@@ -1,0 +1,145 @@
+package server
+
+import (
+	"net"
+	"time"
+
+	"github.com/petrel-rpc/petrel/endpoint"
+)
+
+// Option configures a Server. Options are made by the With functions of this
+// package; the configuration they change is private, so that new settings can
+// be added without breaking callers.
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// Defaults of the options.
+const (
+	// DefaultListenAddress is where Run listens without WithListenAddress
+	// (the port Kitex servers use by default).
+	DefaultListenAddress = ":8888"
+	// DefaultMaxMessageSize is the largest frame accepted without
+	// WithMaxMessageSize: 16 MiB.
+	DefaultMaxMessageSize = 16 << 20
+	// DefaultExitWaitTime bounds how long Stop keeps a draining server
+	// answering before it closes the connections.
+	DefaultExitWaitTime = 5 * time.Second
+)
+
+type config struct {
+	addr         string
+	ln           net.Listener
+	mws          []endpoint.Middleware
+	maxConns     int
+	maxQPS       int
+	readTimeout  time.Duration
+	writeTimeout time.Duration
+	idleTimeout  time.Duration
+	maxMsgSize   int
+	exitWait     time.Duration
+	quiet        time.Duration
+}
+
+func defaultConfig() config {
+	return config{
+		addr:       DefaultListenAddress,
+		maxMsgSize: DefaultMaxMessageSize,
+		exitWait:   DefaultExitWaitTime,
+		quiet:      50 * time.Millisecond,
+	}
+}
+
+// WithListenAddress sets the TCP address Run listens on ("host:port").
+// Default [DefaultListenAddress] (":8888").
+func WithListenAddress(addr string) Option {
+	return optionFunc(func(c *config) { c.addr = addr })
+}
+
+// WithListener makes Run serve ln (a TCP or Unix listener from the net
+// package) instead of listening itself. Default: none.
+func WithListener(ln net.Listener) Option {
+	return optionFunc(func(c *config) { c.ln = ln })
+}
+
+// WithMiddleware appends middleware around every handler call; the first
+// given runs outermost. The request and response a middleware sees are the
+// method's generated argument and result structs (thrift.FastCodec values;
+// the response is nil for oneway methods). Default: none.
+func WithMiddleware(mw ...endpoint.Middleware) Option {
+	return optionFunc(func(c *config) { c.mws = append(c.mws, mw...) })
+}
+
+// WithMaxConnections bounds the open connections: a connection accepted
+// beyond n is closed at once and counted in Stats().RejectedConnections.
+// Default 0: no limit.
+func WithMaxConnections(n int) Option {
+	return optionFunc(func(c *config) { c.maxConns = n })
+}
+
+// WithMaxQPS bounds the requests accepted per second with a token bucket of
+// n tokens per second and a burst of n. A request beyond it is answered at
+// once with an ApplicationException saying the server is overloaded (see
+// [Server] for the wire form) and counted in Stats().RejectedQPS.
+// Default 0: no limit.
+func WithMaxQPS(n int) Option {
+	return optionFunc(func(c *config) { c.maxQPS = n })
+}
+
+// WithReadTimeout bounds each wait for the rest of a request whose first
+// bytes have arrived; the connection is closed when it passes. Default 0: no
+// limit.
+func WithReadTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.readTimeout = d })
+}
+
+// WithWriteTimeout bounds each wait for a full socket while a reply is
+// written; the connection is closed when it passes. Default 0: no limit.
+func WithWriteTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.writeTimeout = d })
+}
+
+// WithIdleTimeout closes connections that receive nothing for d. Default 0:
+// never.
+func WithIdleTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.idleTimeout = d })
+}
+
+// WithMaxMessageSize sets the largest frame (for Buffered, the largest
+// message) the server reads, in bytes. It is checked against the frame's
+// length field before the body is read; a larger frame closes the
+// connection. Default [DefaultMaxMessageSize] (16 MiB).
+func WithMaxMessageSize(n int) Option {
+	return optionFunc(func(c *config) { c.maxMsgSize = n })
+}
+
+// WithExitWaitTime bounds how long Stop drains: after Stop is called the
+// server goes on answering until every request it has read is answered and
+// no request has arrived for a short quiet period, or until d has passed,
+// whichever comes first; then it closes the connections. Default
+// [DefaultExitWaitTime] (5 s).
+func WithExitWaitTime(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.exitWait = d })
+}
+
+func (c *config) validate() error {
+	switch {
+	case c.maxConns < 0:
+		return configErr("WithMaxConnections", c.maxConns)
+	case c.maxQPS < 0:
+		return configErr("WithMaxQPS", c.maxQPS)
+	case c.readTimeout < 0:
+		return configErr("WithReadTimeout", c.readTimeout)
+	case c.writeTimeout < 0:
+		return configErr("WithWriteTimeout", c.writeTimeout)
+	case c.idleTimeout < 0:
+		return configErr("WithIdleTimeout", c.idleTimeout)
+	case c.maxMsgSize <= 0:
+		return configErr("WithMaxMessageSize", c.maxMsgSize)
+	case c.exitWait < 0:
+		return configErr("WithExitWaitTime", c.exitWait)
+	}
+	return nil
+}

@@ -1,0 +1,327 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/petrel-rpc/petrel/codec/thrift"
+	"github.com/petrel-rpc/petrel/endpoint"
+	"github.com/petrel-rpc/petrel/gopool"
+	"github.com/petrel-rpc/petrel/netpoll"
+	"github.com/petrel-rpc/petrel/rpcerr"
+)
+
+// ErrServerStopped is returned by Run and Serve on a server whose Stop was
+// called before they started, and by RegisterService after Run or Serve.
+var ErrServerStopped = errors.New("server: stopped")
+
+// Server serves Thrift services. Make one with [New], add services with
+// [Server.RegisterService], then call [Server.Run] or [Server.Serve]; end it
+// with [Server.Stop].
+//
+// Lock order: Server.mu, then a connection's write lock. Counters are atomic.
+type Server struct {
+	cfg    config
+	cfgErr error // from validation in New; returned by Run and Serve
+
+	mu       sync.Mutex                    // guards the fields below
+	services []*service                    // guarded by mu; read-only once serving
+	byName   map[string]*method            // guarded by mu; read-only once serving: method name -> first service's method
+	bySvc    map[string]map[string]*method // guarded by mu; read-only once serving: service -> method -> method
+	serving  bool                          // guarded by mu
+	stopped  bool                          // guarded by mu
+	loop     *netpoll.EventLoop            // guarded by mu
+	pool     *gopool.Pool                  // guarded by mu
+	ln       net.Listener                  // guarded by mu
+
+	ep      endpoint.Endpoint // set before serving starts, read-only after
+	limiter *tokenBucket      // nil without WithMaxQPS; read-only
+
+	draining atomic.Bool  // set by Stop
+	inflight atomic.Int64 // requests read and not yet answered
+	lastRead atomic.Int64 // unix nanoseconds of the last request read
+
+	stats struct {
+		conns         atomic.Int64
+		rejectedConns atomic.Int64
+		rejectedQPS   atomic.Int64
+		rejectedStop  atomic.Int64
+		requests      atomic.Int64
+		panics        atomic.Int64
+	}
+}
+
+// service is one registered service.
+type service struct {
+	info    *thrift.ServiceInfo
+	handler any
+}
+
+// New returns a server configured by opts. Invalid options are reported by
+// Run and Serve.
+func New(opts ...Option) *Server {
+	s := &Server{
+		cfg:    defaultConfig(),
+		byName: make(map[string]*method),
+		bySvc:  make(map[string]map[string]*method),
+	}
+	for _, o := range opts {
+		if o != nil {
+			o.apply(&s.cfg)
+		}
+	}
+	s.cfgErr = s.cfg.validate()
+	if s.cfg.maxQPS > 0 {
+		s.limiter = newTokenBucket(s.cfg.maxQPS, time.Now())
+	}
+	return s
+}
+
+func configErr(opt string, v any) error {
+	return fmt.Errorf("server: %s(%v): the value must not be negative (sizes must be positive)", opt, v)
+}
+
+// RegisterService registers a service: info is the generated
+// <Service>ServiceInfo and handler the value implementing the generated
+// service interface, which info's Handler functions call.
+//
+// Several services may share a server. Methods are found by their wire name;
+// when two services have a method of the same name, a TTHeader request's
+// callee service name (or an Apache multiplexed name "Service:method")
+// chooses, and other requests go to the service registered first.
+// RegisterService fails after Run or Serve, for a service name registered
+// twice, and for a method without a Handler.
+func (s *Server) RegisterService(info *thrift.ServiceInfo, handler any) error {
+	if info == nil || handler == nil {
+		return errors.New("server: RegisterService needs a ServiceInfo and a handler")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.serving || s.stopped {
+		return fmt.Errorf("server: RegisterService(%s) after Run or Serve: %w", info.Name, ErrServerStopped)
+	}
+	if _, dup := s.bySvc[info.Name]; dup {
+		return fmt.Errorf("server: service %q is registered twice", info.Name)
+	}
+	svc := &service{info: info, handler: handler}
+	ms := make(map[string]*method, len(info.Methods))
+	for i := range info.Methods {
+		mi := &info.Methods[i]
+		if mi.Handler == nil || mi.NewArgs == nil || (!mi.Oneway && mi.NewResult == nil) {
+			return fmt.Errorf("server: method %s.%s has no Handler, NewArgs or NewResult (regenerate the service code)", info.Name, mi.Name)
+		}
+		if _, dup := ms[mi.Name]; dup {
+			continue // a base service's method overridden by a nearer one
+		}
+		ms[mi.Name] = newMethod(svc, mi)
+	}
+	s.services = append(s.services, svc)
+	s.bySvc[info.Name] = ms
+	for name, m := range ms {
+		if _, ok := s.byName[name]; !ok {
+			s.byName[name] = m
+		}
+	}
+	return nil
+}
+
+// Run listens on the configured address (or serves the WithListener
+// listener) and serves until Stop. It returns nil after Stop.
+func (s *Server) Run() error {
+	if s.cfgErr != nil {
+		return s.cfgErr
+	}
+	s.mu.Lock()
+	stopped := s.stopped
+	s.mu.Unlock()
+	if stopped {
+		return ErrServerStopped
+	}
+	ln := s.cfg.ln
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", s.cfg.addr); err != nil {
+			return fmt.Errorf("server: listen on %s: %w", s.cfg.addr, err)
+		}
+	}
+	return s.Serve(ln)
+}
+
+// Serve serves connections accepted from ln (a TCP or Unix listener from the
+// net package) until Stop, then returns nil. Serve closes ln when it returns.
+// It may be called once.
+func (s *Server) Serve(ln net.Listener) error {
+	if s.cfgErr != nil {
+		return s.cfgErr
+	}
+	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		return ErrServerStopped
+	}
+	if s.serving {
+		s.mu.Unlock()
+		return errors.New("server: Serve called twice")
+	}
+	if len(s.services) == 0 {
+		s.mu.Unlock()
+		return errors.New("server: no service registered")
+	}
+	pool, err := gopool.New(gopool.Config{PanicHandler: s.poolPanic})
+	if err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	loop, err := netpoll.NewEventLoop(netpoll.Config{
+		OnRequest:    s.onRequest,
+		OnPrepare:    s.onPrepare,
+		OnConnect:    s.onConnect,
+		OnDisconnect: s.onDisconnect,
+		ReadTimeout:  s.cfg.readTimeout,
+		WriteTimeout: s.cfg.writeTimeout,
+		IdleTimeout:  s.cfg.idleTimeout,
+		Pool:         pool,
+		PanicHandler: func(any, []byte) { s.stats.panics.Add(1) },
+	})
+	if err != nil {
+		s.mu.Unlock()
+		pool.Close()
+		return err
+	}
+	s.ep = endpoint.Chain(s.cfg.mws...)(callHandler)
+	s.serving, s.loop, s.pool, s.ln = true, loop, pool, ln
+	s.mu.Unlock()
+
+	err = loop.Serve(ln)
+	ln.Close()
+	if err != nil {
+		// The listener failed: stop serving what is open.
+		loop.Shutdown(context.Background())
+		pool.Close()
+		return fmt.Errorf("server: serving %s: %w", ln.Addr(), err)
+	}
+	return nil
+}
+
+func (s *Server) poolPanic(ctx context.Context, r any, stack []byte) { s.stats.panics.Add(1) }
+
+// Addr returns the address the server listens on: its listener's once Run
+// or Serve has started, the WithListener listener's before; nil when neither
+// is known yet.
+func (s *Server) Addr() net.Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.ln != nil:
+		return s.ln.Addr()
+	case s.cfg.ln != nil:
+		return s.cfg.ln.Addr()
+	}
+	return nil
+}
+
+// Stop stops the server gracefully:
+//
+//  1. From now on requests the server reads are rejected at once with an
+//     ApplicationException whose message says the server is shutting down
+//     (rpcerr code ShuttingDown); oneway requests are still served. Every
+//     TTHeader reply carries the "crrst" key that tells Kitex and Petrel
+//     pooling clients not to reuse the connection.
+//  2. Requests read before are served and answered.
+//  3. When nothing is in flight and no request has arrived for a short quiet
+//     period (or WithExitWaitTime has passed), the server stops accepting
+//     and closes every connection once it is idle.
+//
+// If ctx ends first, the remaining connections are closed at once and
+// ctx.Err() is returned. Stop returns when Run or Serve has returned (or
+// would return at once). It may be called more than once.
+func (s *Server) Stop(ctx context.Context) error {
+	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		return nil
+	}
+	s.stopped = true
+	if !s.serving {
+		s.mu.Unlock()
+		return nil
+	}
+	loop, pool := s.loop, s.pool
+	s.mu.Unlock()
+
+	s.draining.Store(true)
+	s.lastRead.Store(time.Now().UnixNano())
+	err := s.drain(ctx)
+	if e := loop.Shutdown(ctx); err == nil {
+		err = e
+	}
+	// Handlers may still run if ctx ended: the pool waits for them.
+	pool.Close()
+	return err
+}
+
+// drain waits until nothing is in flight and the connections are quiet, or
+// the exit wait time or ctx ends.
+func (s *Server) drain(ctx context.Context) error {
+	limit := time.Now().Add(s.cfg.exitWait)
+	quiet := min(s.cfg.quiet, s.cfg.exitWait)
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		now := time.Now()
+		if s.inflight.Load() == 0 && now.Sub(time.Unix(0, s.lastRead.Load())) >= quiet {
+			return nil
+		}
+		if !now.Before(limit) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// Stats is a snapshot of a server's counters.
+type Stats struct {
+	// Connections is the number of open connections.
+	Connections int64
+	// RejectedConnections counts connections closed at once by
+	// WithMaxConnections.
+	RejectedConnections int64
+	// RejectedQPS counts requests rejected by WithMaxQPS.
+	RejectedQPS int64
+	// RejectedShuttingDown counts requests rejected because Stop was
+	// draining the server.
+	RejectedShuttingDown int64
+	// Requests counts the requests read.
+	Requests int64
+	// InFlight is the number of requests read and not yet answered.
+	InFlight int64
+	// Panics counts handler panics (each answered with INTERNAL_ERROR).
+	Panics int64
+}
+
+// Stats returns the server's counters.
+func (s *Server) Stats() Stats {
+	return Stats{
+		Connections:          s.stats.conns.Load(),
+		RejectedConnections:  s.stats.rejectedConns.Load(),
+		RejectedQPS:          s.stats.rejectedQPS.Load(),
+		RejectedShuttingDown: s.stats.rejectedStop.Load(),
+		Requests:             s.stats.requests.Load(),
+		InFlight:             s.inflight.Load(),
+		Panics:               s.stats.panics.Load(),
+	}
+}
+
+// rejectErr returns the error a rejected request is answered with.
+var (
+	errShuttingDown = rpcerr.New(rpcerr.ShuttingDown, "server is shutting down")
+)

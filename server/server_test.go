@@ -1,0 +1,396 @@
+package server_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/petrel-rpc/petrel/codec/thrift"
+	"github.com/petrel-rpc/petrel/endpoint"
+	"github.com/petrel-rpc/petrel/rpcinfo"
+	"github.com/petrel-rpc/petrel/server"
+	"github.com/petrel-rpc/petrel/server/internal/echotest"
+	"github.com/petrel-rpc/petrel/transport"
+)
+
+func TestEchoEveryProtocol(t *testing.T) {
+	_, _, addr := startServer(t)
+	for _, p := range protocols {
+		t.Run(p.String(), func(t *testing.T) {
+			c := dial(t, addr, p)
+			for i := int32(1); i <= 5; i++ {
+				msg := strings.Repeat("x", int(i)*300)
+				res, rep := c.call(i, "echo", msg, nil)
+				if rep.typ != thrift.REPLY || rep.name != "echo" {
+					t.Fatalf("reply %v %q (%v)", rep.typ, rep.name, rep.ex)
+				}
+				if res.Success == nil || res.Success.Msg != msg || res.Success.Action != "echo" {
+					t.Fatalf("result %+v", res)
+				}
+			}
+		})
+	}
+}
+
+func TestCompactPayload(t *testing.T) {
+	_, _, addr := startServer(t)
+	for _, p := range []transport.Protocol{transport.Framed, transport.TTHeader} {
+		c := dial(t, addr, p)
+		h := &transport.Header{PayloadProtocol: transport.PayloadCompact}
+		args := &echotest.EchoEchoArgs{Req: &echotest.Request{Action: "echo", Msg: "compact"}}
+		if err := c.send("echo", thrift.CALL, 9, args, h); err != nil {
+			t.Fatal(err)
+		}
+		r := c.conn.Reader()
+		_, typ, seq, body, err := transport.ReadMessage(r, p, 1<<20, &c.hdr)
+		if err != nil || typ != thrift.REPLY || seq != 9 || c.hdr.PayloadProtocol != transport.PayloadCompact {
+			t.Fatalf("%v: %v %v %d payload %d", p, err, typ, seq, c.hdr.PayloadProtocol)
+		}
+		res := new(echotest.EchoEchoResult)
+		if _, err := res.FastReadCompact(body); err != nil || res.Success.GetMsg() != "compact" {
+			t.Fatalf("%v: %v %+v", p, err, res)
+		}
+		r.Release()
+	}
+}
+
+func TestHandlerOutcomes(t *testing.T) {
+	s, _, addr := startServer(t)
+	for _, p := range protocols {
+		t.Run(p.String(), func(t *testing.T) {
+			c := dial(t, addr, p)
+			_, rep := c.call(1, "panic", "at the disco", nil)
+			if rep.typ != thrift.EXCEPTION || rep.ex.Type != thrift.ExceptionInternalError || !strings.Contains(rep.ex.Message, "boom: at the disco") {
+				t.Fatalf("panic: %v %v", rep.typ, rep.ex)
+			}
+			res, rep := c.call(2, "oops", "declared", nil)
+			if rep.typ != thrift.REPLY || res.Oops == nil || res.Oops.Why != "declared" || res.Success != nil {
+				t.Fatalf("declared exception: %v %+v", rep.typ, res)
+			}
+			_, rep = c.call(3, "fail", "x", nil)
+			if rep.typ != thrift.EXCEPTION || rep.ex.Type != thrift.ExceptionInternalError || !strings.Contains(rep.ex.Message, "plain failure: x") {
+				t.Fatalf("error: %v %v", rep.typ, rep.ex)
+			}
+			res, rep = c.call(4, "biz", "no stock", nil)
+			if p == transport.TTHeader {
+				if rep.typ != thrift.REPLY || rep.str["biz-status"] != "1001" || rep.str["biz-message"] != "no stock" || rep.str["biz-extra"] != `{"k":"v"}` {
+					t.Fatalf("biz status: %v %v", rep.typ, rep.str)
+				}
+				if res.Success != nil || res.Oops != nil {
+					t.Fatalf("biz status with a result: %+v", res)
+				}
+			} else if rep.typ != thrift.EXCEPTION || !strings.Contains(rep.ex.Message, "business status 1001: no stock") {
+				t.Fatalf("biz status: %v %v", rep.typ, rep.ex)
+			}
+			// The connection still works.
+			if res, _ := c.call(5, "echo", "after", nil); res.Success.GetMsg() != "after" {
+				t.Fatalf("after errors: %+v", res)
+			}
+		})
+	}
+	if got := s.Stats().Panics; got != 3 {
+		t.Fatalf("Stats().Panics = %d, want 3", got)
+	}
+}
+
+func TestUnknownMethodAndBadArgs(t *testing.T) {
+	_, _, addr := startServer(t)
+	for _, p := range protocols {
+		c := dial(t, addr, p)
+		if err := c.send("nope", thrift.CALL, 7, &echotest.EchoEchoArgs{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := c.recv(nil)
+		if err != nil || rep.typ != thrift.EXCEPTION || rep.seq != 7 || rep.ex.Type != thrift.ExceptionUnknownMethod || !strings.Contains(rep.ex.Message, `"nope"`) {
+			t.Fatalf("%v: %v %+v %v", p, err, rep, rep.ex)
+		}
+		// A truncated argument struct is a protocol error (Buffered has no
+		// frame: there the rest of the struct is awaited).
+		if p == transport.Buffered {
+			continue
+		}
+		if err := c.send("echo", thrift.CALL, 8, badArgs{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if rep, err = c.recv(nil); err != nil || rep.typ != thrift.EXCEPTION || rep.ex.Type != thrift.ExceptionProtocolError {
+			t.Fatalf("%v: bad args: %v %+v %v", p, err, rep, rep.ex)
+		}
+		if res, _ := c.call(9, "echo", "still here", nil); res.Success.GetMsg() != "still here" {
+			t.Fatalf("%v: after errors: %+v", p, res)
+		}
+	}
+}
+
+// badArgs is a struct whose field 1 claims a struct and ends early.
+type badArgs struct{}
+
+func (badArgs) BLength() int { return 4 }
+func (badArgs) FastWrite(b []byte) int {
+	b[0], b[1], b[2], b[3] = byte(thrift.STRUCT), 0, 1, byte(thrift.STRING)
+	return 4
+}
+func (badArgs) FastRead(b []byte) (int, error) { return 0, errors.New("unused") }
+
+func TestMultiplexedName(t *testing.T) {
+	_, _, addr := startServer(t)
+	c := dial(t, addr, transport.Framed)
+	args := &echotest.EchoEchoArgs{Req: &echotest.Request{Action: "echo", Msg: "mux"}}
+	if err := c.send("Echo:echo", thrift.CALL, 1, args, nil); err != nil {
+		t.Fatal(err)
+	}
+	res := new(echotest.EchoEchoResult)
+	if rep, err := c.recv(res); err != nil || rep.typ != thrift.REPLY || rep.name != "echo" || res.Success.GetMsg() != "mux" {
+		t.Fatalf("%v %+v %+v", err, rep, res)
+	}
+}
+
+func TestOneway(t *testing.T) {
+	_, h, addr := startServer(t)
+	for _, p := range protocols {
+		c := dial(t, addr, p)
+		if err := c.send("notify", thrift.ONEWAY, 1, &echotest.EchoNotifyArgs{Msg: "hi " + p.String()}, nil); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case m := <-h.notified:
+			if m != "hi "+p.String() {
+				t.Fatalf("notified %q", m)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("oneway request not served")
+		}
+		// No reply was sent for it: the next reply is the next call's.
+		if _, rep := c.call(2, "echo", "x", nil); rep.seq != 2 {
+			t.Fatalf("seq %d", rep.seq)
+		}
+	}
+}
+
+func TestTTHeaderInfoAndDeadline(t *testing.T) {
+	_, _, addr := startServer(t)
+	c := dial(t, addr, transport.TTHeader)
+	h := &transport.Header{}
+	h.SetInt(transport.KeyFromService, "caller-svc")
+	h.SetInt(transport.KeyToService, "Echo")
+	h.SetStr("RPC_TRANSIT_tenant", "blue")
+	h.SetStr("RPC_PERSIST_trace", "t-1")
+	res, _ := c.call(41, "info", "", h)
+	if got, want := res.Success.GetMsg(), "caller-svc Echo echo ttheader 41 blue t-1"; got != want {
+		t.Fatalf("info %q, want %q", got, want)
+	}
+
+	h = &transport.Header{}
+	h.SetInt(transport.KeyRPCTimeout, ms(50*time.Millisecond))
+	start := time.Now()
+	res, _ = c.call(42, "deadline", "", h)
+	if got := res.Success.GetMsg(); got != "true context deadline exceeded" {
+		t.Fatalf("deadline: %q", got)
+	}
+	if d := time.Since(start); d < 40*time.Millisecond || d > 2*time.Second {
+		t.Fatalf("the deadline fired after %v, want about 50ms", d)
+	}
+	if res, _ = c.call(43, "deadline", "", nil); res.Success.GetMsg() != "none" {
+		t.Fatalf("deadline without a timeout: %q", res.Success.GetMsg())
+	}
+}
+
+func TestMiddleware(t *testing.T) {
+	var mu sync.Mutex
+	var trace []string
+	mw := func(name string) endpoint.Middleware {
+		return func(next endpoint.Endpoint) endpoint.Endpoint {
+			return func(ctx context.Context, req, resp any) error {
+				ri := rpcinfo.FromContext(ctx)
+				mu.Lock()
+				trace = append(trace, fmt.Sprintf("%s>%s.%s", name, ri.Callee, ri.Method))
+				mu.Unlock()
+				err := next(ctx, req, resp)
+				mu.Lock()
+				trace = append(trace, fmt.Sprintf("<%s %T", name, resp))
+				mu.Unlock()
+				return err
+			}
+		}
+	}
+	_, _, addr := startServer(t, server.WithMiddleware(mw("a")), server.WithMiddleware(mw("b")))
+	c := dial(t, addr, transport.Framed)
+	c.call(1, "echo", "x", nil)
+	mu.Lock()
+	defer mu.Unlock()
+	if got, want := strings.Join(trace, " "), "a>Echo.echo b>Echo.echo <b *echotest.EchoEchoResult <a *echotest.EchoEchoResult"; got != want {
+		t.Fatalf("trace %q, want %q", got, want)
+	}
+}
+
+// TestPipelinedTTHeader sends many requests before reading: they are served
+// concurrently (replies out of order) and every one is answered.
+func TestPipelinedTTHeader(t *testing.T) {
+	_, _, addr := startServer(t)
+	c := dial(t, addr, transport.TTHeader)
+	const n = 100
+	for i := int32(0); i < n; i++ {
+		// Early requests sleep longest.
+		args := &echotest.EchoEchoArgs{Req: &echotest.Request{Action: "sleep", Msg: fmt.Sprintf("%dms", (n-i)/5)}}
+		if err := c.send("echo", thrift.CALL, i, args, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := map[int32]bool{}
+	var order []int32
+	for len(seen) < n {
+		res := new(echotest.EchoEchoResult)
+		rep, err := c.recv(res)
+		if err != nil || rep.typ != thrift.REPLY || res.Success == nil {
+			t.Fatalf("after %d replies: %v %+v", len(seen), err, rep)
+		}
+		if seen[rep.seq] {
+			t.Fatalf("seq %d answered twice", rep.seq)
+		}
+		seen[rep.seq] = true
+		order = append(order, rep.seq)
+	}
+	if order[0] == 0 {
+		t.Fatalf("replies came in order: the requests were not served concurrently")
+	}
+}
+
+// TestPipelinedFramedInOrder: Framed replies keep the requests' order.
+func TestPipelinedFramedInOrder(t *testing.T) {
+	_, _, addr := startServer(t)
+	for _, p := range []transport.Protocol{transport.Framed, transport.Buffered} {
+		c := dial(t, addr, p)
+		const n = 40
+		for i := int32(0); i < n; i++ {
+			args := &echotest.EchoEchoArgs{Req: &echotest.Request{Action: "sleep", Msg: fmt.Sprintf("%dms", (n-i)/10)}}
+			if err := c.send("echo", thrift.CALL, i, args, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := int32(0); i < n; i++ {
+			rep, err := c.recv(new(echotest.EchoEchoResult))
+			if err != nil || rep.seq != i {
+				t.Fatalf("%v: reply %d: %v seq %d", p, i, err, rep.seq)
+			}
+		}
+	}
+}
+
+func TestMaxMessageSize(t *testing.T) {
+	s, h, addr := startServer(t, server.WithMaxMessageSize(4096))
+	c := dial(t, addr, transport.Framed)
+	if _, rep := c.call(1, "echo", strings.Repeat("a", 3000), nil); rep.typ != thrift.REPLY {
+		t.Fatalf("a message under the limit: %+v", rep)
+	}
+	// A frame declaring 1 GiB: the connection is closed without the server
+	// waiting for (or allocating) the body.
+	raw, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	hdr := binary.BigEndian.AppendUint32(nil, 1<<30)
+	hdr = append(hdr, 0x80, 0x01, 0x00, 0x01)
+	raw.Write(hdr)
+	raw.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := raw.Read(make([]byte, 16)); err == nil {
+		t.Fatalf("read %d bytes, want the connection closed", n)
+	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatal("the server waited for the body of an oversized frame")
+	}
+	before := h.calls.Load()
+	// A message just over the limit on a fresh connection is refused too.
+	c2 := dial(t, addr, transport.Framed)
+	args := &echotest.EchoEchoArgs{Req: &echotest.Request{Action: "echo", Msg: strings.Repeat("b", 5000)}}
+	if err := c2.send("echo", thrift.CALL, 1, args, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c2.recv(nil); err == nil {
+		t.Fatal("an oversized message was answered")
+	}
+	if h.calls.Load() != before {
+		t.Fatal("the handler ran for an oversized message")
+	}
+	_ = s
+}
+
+func TestMaxConnections(t *testing.T) {
+	s, _, addr := startServer(t, server.WithMaxConnections(2))
+	a, b := dial(t, addr, transport.Framed), dial(t, addr, transport.TTHeader)
+	a.call(1, "echo", "a", nil)
+	b.call(1, "echo", "b", nil)
+	third := dial(t, addr, transport.Framed)
+	third.send("echo", thrift.CALL, 1, &echotest.EchoEchoArgs{Req: &echotest.Request{Action: "echo"}}, nil)
+	if _, err := third.recv(nil); err == nil {
+		t.Fatal("a connection over the limit was served")
+	}
+	if got := s.Stats().RejectedConnections; got != 1 {
+		t.Fatalf("RejectedConnections = %d, want 1", got)
+	}
+	// Closing one makes room.
+	a.conn.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for s.Stats().Connections > 1 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	d := dial(t, addr, transport.Framed)
+	if res, _ := d.call(1, "echo", "d", nil); res.Success.GetMsg() != "d" {
+		t.Fatalf("after a close: %+v", res)
+	}
+}
+
+func TestMaxQPS(t *testing.T) {
+	s, _, addr := startServer(t, server.WithMaxQPS(10))
+	c := dial(t, addr, transport.TTHeader)
+	ok, rejected := 0, 0
+	for i := int32(0); i < 30; i++ {
+		_, rep := c.call(i, "echo", "x", nil)
+		switch {
+		case rep.typ == thrift.REPLY:
+			ok++
+		case rep.ex != nil && strings.Contains(rep.ex.Message, "overloaded") && strings.Contains(rep.ex.Message, "10 requests per second"):
+			rejected++
+		default:
+			t.Fatalf("reply %+v %v", rep, rep.ex)
+		}
+	}
+	// A burst of 10, plus what refills while the 30 calls run.
+	if ok < 10 || ok > 15 || rejected < 15 {
+		t.Fatalf("%d served, %d rejected; want about 10 and 20", ok, rejected)
+	}
+	if got := s.Stats().RejectedQPS; got != int64(rejected) {
+		t.Fatalf("RejectedQPS = %d, want %d", got, rejected)
+	}
+	time.Sleep(200 * time.Millisecond) // two tokens
+	if _, rep := c.call(99, "echo", "x", nil); rep.typ != thrift.REPLY {
+		t.Fatalf("after a pause: %v", rep.ex)
+	}
+}
+
+func TestRegisterServiceErrors(t *testing.T) {
+	s := server.New()
+	if err := s.RegisterService(echotest.EchoServiceInfo, &handler{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RegisterService(echotest.EchoServiceInfo, &handler{}); err == nil {
+		t.Fatal("a service registered twice")
+	}
+	noHandler := &thrift.ServiceInfo{Name: "X", Methods: []thrift.MethodInfo{{Name: "m", NewArgs: echotest.EchoServiceInfo.Methods[0].NewArgs}}}
+	if err := s.RegisterService(noHandler, &handler{}); err == nil || !strings.Contains(err.Error(), "no Handler") {
+		t.Fatalf("a method without Handler: %v", err)
+	}
+	if err := s.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Run(); !errors.Is(err, server.ErrServerStopped) {
+		t.Fatalf("Run after Stop: %v", err)
+	}
+	if err := server.New(server.WithMaxQPS(-1)).Run(); err == nil {
+		t.Fatal("a negative option was accepted")
+	}
+}
