@@ -1,0 +1,105 @@
+package client
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/petrel-rpc/petrel/rpcinfo"
+	"github.com/petrel-rpc/petrel/transport"
+)
+
+// callState is the per-call state, taken from a pool so that a call in the
+// steady state allocates nothing of its own. It is also the context the
+// middleware and the call path see: it wraps the caller's context and
+// answers rpcinfo.FromContext with its RPCInfo (no context.WithValue
+// allocation). Like the RPCInfo, it is valid only until Call returns.
+type callState struct {
+	context.Context // the caller's context
+
+	ri       rpcinfo.RPCInfo
+	oneway   bool
+	deadline time.Time // zero: none
+	cc       callConfig
+
+	hdr  transport.Header // request header (maps reused)
+	rhdr transport.Header // reply header of the short and long pools
+
+	mc    muxCall     // the multiplexed pool's waiting call
+	timer *time.Timer // the multiplexed pool's deadline; stopped between calls
+}
+
+// farFuture arms a timer that is stopped at once: it is only Reset per call
+// afterwards.
+const farFuture = 1<<63 - 1
+
+var callStates = sync.Pool{New: func() any {
+	cs := &callState{timer: time.NewTimer(farFuture)}
+	cs.timer.Stop()
+	cs.mc.ch = make(chan struct{}, 1)
+	return cs
+}}
+
+func getCallState(ctx context.Context) *callState {
+	cs := callStates.Get().(*callState)
+	cs.Context = ctx
+	return cs
+}
+
+func putCallState(cs *callState) {
+	cs.Context = nil
+	cs.ri.Reset()
+	cs.oneway = false
+	cs.deadline = time.Time{}
+	cs.cc = callConfig{}
+	cs.mc.result = nil
+	cs.mc.err = nil
+	callStates.Put(cs)
+}
+
+// callStateKey is the context key under which a callState finds itself when
+// a middleware wrapped it in another context.
+type callStateKey struct{}
+
+// Value answers rpcinfo's key with the call's RPCInfo.
+func (cs *callState) Value(key any) any {
+	switch key {
+	case rpcinfo.ContextKey():
+		return &cs.ri
+	case callStateKey{}:
+		return cs
+	}
+	return cs.Context.Value(key)
+}
+
+// stateOf finds the call's state in ctx (the callState itself, or a context
+// a middleware derived from it).
+func stateOf(ctx context.Context) *callState {
+	if cs, ok := ctx.(*callState); ok {
+		return cs
+	}
+	cs, _ := ctx.Value(callStateKey{}).(*callState)
+	return cs
+}
+
+// msCache keeps the decimal text of the last timeout sent, so that calls
+// with the same remaining milliseconds do not format it again.
+type msCache struct {
+	p atomic.Pointer[msText]
+}
+
+type msText struct {
+	ms   int64
+	text string
+}
+
+func (c *msCache) text(ms int64) string {
+	if t := c.p.Load(); t != nil && t.ms == ms {
+		return t.text
+	}
+	t := &msText{ms: ms, text: strconv.FormatInt(ms, 10)}
+	c.p.Store(t)
+	return t.text
+}

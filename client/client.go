@@ -1,0 +1,363 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"time"
+
+	"github.com/petrel-rpc/petrel/codec/thrift"
+	"github.com/petrel-rpc/petrel/endpoint"
+	"github.com/petrel-rpc/petrel/metainfo"
+	"github.com/petrel-rpc/petrel/netpoll"
+	"github.com/petrel-rpc/petrel/rpcerr"
+	"github.com/petrel-rpc/petrel/transport"
+)
+
+// Client calls the methods of one service. It is safe for concurrent use;
+// make one per service and share it.
+type Client struct {
+	service   string
+	cfg       config
+	protoName string
+	res       resolver
+	ep        endpoint.Endpoint // the middleware chain around invoke
+	dialer    dialer
+	pool      connPool // short and long pools; nil with mux
+	mux       *muxPool // nil without mux
+
+	seq     atomic.Int32
+	closed  atomic.Bool
+	timeout msCache // text of the last KeyRPCTimeout sent
+}
+
+// New returns a client of service (the callee's service name, sent in
+// TTHeader and shown in rpcinfo) configured by opts. It dials nothing: the
+// first call to each address connects.
+func New(service string, opts ...Option) (*Client, error) {
+	if service == "" {
+		return nil, errors.New("client: New needs the callee's service name")
+	}
+	cfg := defaultConfig()
+	for _, o := range opts {
+		if o == nil {
+			return nil, errors.New("client: New got a nil Option")
+		}
+		o.apply(&cfg)
+	}
+	if cfg.err != nil {
+		return nil, cfg.err
+	}
+	if cfg.resolver == nil {
+		if len(cfg.addrs) == 0 {
+			return nil, errors.New("client: no server address; use WithHostPorts")
+		}
+		cfg.resolver = &roundRobin{addrs: cfg.addrs}
+	}
+	if cfg.pool == poolMux && cfg.protocol != transport.TTHeader {
+		return nil, errors.New("client: WithMuxConnection needs the TTHeader transport (replies are matched by sequence id), not " + cfg.protocol.String())
+	}
+	c := &Client{
+		service:   service,
+		cfg:       cfg,
+		protoName: cfg.protocol.String(),
+		res:       cfg.resolver,
+		dialer:    dialer{network: cfg.network, timeout: cfg.connectTimeout},
+	}
+	switch cfg.pool {
+	case poolShort:
+		c.pool = &shortPool{d: &c.dialer}
+	case poolMux:
+		c.mux = newMuxPool(&c.dialer, cfg.muxConns, cfg.maxMessageSize)
+	default:
+		c.pool = newLongPool(&c.dialer, cfg.long)
+	}
+	c.ep = endpoint.Chain(cfg.middleware...)(c.invoke)
+	return c, nil
+}
+
+// Call performs one call of method: it writes args, waits for the reply and
+// decodes it into result. For a oneway method (oneway true; result may be
+// nil) it returns once the request is written.
+//
+// The call ends at the earliest of ctx's deadline, the client's RPC timeout
+// (WithRPCTimeout) or the call's own (WithCallTimeout); it then returns an
+// error of code rpcerr.Timeout, which is a net.Error with Timeout() true,
+// and a reply arriving later is discarded. Other failures:
+//   - rpcerr.Canceled: ctx was canceled;
+//   - rpcerr.Connection: dialing, writing or reading failed (the connection
+//     is closed and the pool replaces it);
+//   - rpcerr.Protocol: the reply's bytes were bad or over WithMaxMessageSize;
+//   - rpcerr.Application: the server answered with a TApplicationException
+//     (errors.As reaches the *thrift.ApplicationException);
+//   - *rpcerr.BizStatusError: the server's handler returned a business
+//     status (TTHeader only).
+//
+// An exception the IDL declares is not an error of Call: it is decoded into
+// its field of result, and the generated stub returns it (result's
+// GetError). Call returns nil then.
+func (c *Client) Call(ctx context.Context, method string, oneway bool, args, result thrift.FastCodec, opts ...CallOption) error {
+	if c.closed.Load() {
+		return errClientClosed
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cs := getCallState(ctx)
+	timeout := c.cfg.rpcTimeout
+	for _, o := range opts {
+		if o != nil {
+			o.applyCall(&cs.cc)
+		}
+	}
+	if cs.cc.hasTimeout {
+		timeout = cs.cc.timeout
+	}
+	if timeout > 0 {
+		cs.deadline = time.Now().Add(timeout)
+	}
+	if d, ok := ctx.Deadline(); ok && (cs.deadline.IsZero() || d.Before(cs.deadline)) {
+		cs.deadline = d
+	}
+	cs.oneway = oneway
+	ri := &cs.ri
+	ri.Callee = c.service
+	ri.Method = method
+	ri.SeqID = c.seq.Add(1)
+	ri.Timeout = timeout
+	ri.Protocol = c.protoName
+	var resp any
+	if result != nil {
+		resp = result
+	}
+	err := c.ep(cs, args, resp)
+	putCallState(cs)
+	return err
+}
+
+// Close closes the client's idle and shared connections and waits for the
+// goroutines reading them. Calls in progress fail or finish; later calls
+// fail with an rpcerr.Connection error.
+func (c *Client) Close() error {
+	if c.closed.Swap(true) {
+		return nil
+	}
+	if c.pool != nil {
+		c.pool.close()
+	}
+	if c.mux != nil {
+		c.mux.close()
+	}
+	return nil
+}
+
+// invoke is the innermost endpoint: one request and its reply.
+func (c *Client) invoke(ctx context.Context, req, resp any) error {
+	cs := stateOf(ctx)
+	if cs == nil {
+		return rpcerr.New(rpcerr.Internal, "client: a middleware replaced the call's context with one not derived from it")
+	}
+	args, ok := req.(thrift.FastCodec)
+	if !ok {
+		return rpcerr.New(rpcerr.Internal, "client: the request is not a thrift.FastCodec")
+	}
+	var result thrift.FastCodec
+	if resp != nil {
+		if result, ok = resp.(thrift.FastCodec); !ok {
+			return rpcerr.New(rpcerr.Internal, "client: the result is not a thrift.FastCodec")
+		}
+	} else if !cs.oneway {
+		return rpcerr.New(rpcerr.Internal, "client: Call of a two-way method needs a result")
+	}
+	deadline := cs.deadline
+	if ctx != context.Context(cs) {
+		if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
+			deadline = d
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return ctxError(err, "before calling "+cs.ri.Method)
+	}
+	addr, err := c.res.pick(&cs.ri)
+	if err != nil {
+		return rpcerr.Wrap(rpcerr.Connection, err, "no address for "+c.service)
+	}
+	c.header(ctx, cs, deadline)
+	if c.mux != nil {
+		return c.callMux(ctx, cs, addr, deadline, args, result)
+	}
+	return c.callPooled(ctx, cs, addr, deadline, args, result)
+}
+
+// header fills the request's TTHeader: callee, method, remaining timeout
+// and metainfo.
+func (c *Client) header(ctx context.Context, cs *callState, deadline time.Time) {
+	h := &cs.hdr
+	h.Reset()
+	if c.cfg.protocol != transport.TTHeader {
+		return
+	}
+	h.SetInt(transport.KeyToService, c.service)
+	h.SetInt(transport.KeyToMethod, cs.ri.Method)
+	if !deadline.IsZero() {
+		ms := int64(time.Until(deadline) / time.Millisecond)
+		h.SetInt(transport.KeyRPCTimeout, c.timeout.text(max(ms, 1)))
+	}
+	if metainfo.HasValues(ctx) {
+		if h.StrInfo == nil {
+			h.StrInfo = make(map[string]string, 8)
+		}
+		metainfo.ToWire(ctx, h.StrInfo)
+	}
+}
+
+func messageType(oneway bool) thrift.MessageType {
+	if oneway {
+		return thrift.ONEWAY
+	}
+	return thrift.CALL
+}
+
+// callPooled runs a call on a connection of its own (short and long pools):
+// the caller writes, flushes and reads the reply itself.
+func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, deadline time.Time, args, result thrift.FastCodec) error {
+	pc, err := c.pool.get(ctx, addr, deadline)
+	if err != nil {
+		return err
+	}
+	conn := pc.conn
+	ri := &cs.ri
+	ri.RemoteAddr, ri.LocalAddr = conn.RemoteAddr(), conn.LocalAddr()
+	stop, ok := pc.arm(ctx, deadline)
+	if !ok {
+		c.pool.put(pc, true)
+		return c.timeoutError(cs)
+	}
+	conn.SetWriteDeadline(deadline)
+	w := conn.Writer()
+	err = transport.WriteMessage(w, c.cfg.protocol, &cs.hdr, ri.Method, messageType(cs.oneway), ri.SeqID, args)
+	if err != nil {
+		pc.disarm(stop)
+		c.pool.put(pc, false)
+		return rpcerr.Wrap(rpcerr.Protocol, err, "encoding the request of "+ri.Method)
+	}
+	if err = w.Flush(); err != nil {
+		pc.disarm(stop)
+		c.pool.put(pc, false)
+		return c.ioError(ctx, cs, pc, err, "writing the request of "+ri.Method+" to "+addr)
+	}
+	if cs.oneway {
+		c.pool.put(pc, pc.disarm(stop))
+		return nil
+	}
+	r := conn.Reader()
+	rh := &cs.rhdr
+	rh.Reset()
+	_, typ, seq, body, err := transport.ReadMessage(r, c.cfg.protocol, c.cfg.maxMessageSize, rh)
+	if err != nil {
+		pc.disarm(stop)
+		c.pool.put(pc, false)
+		return c.ioError(ctx, cs, pc, err, "reading the reply of "+ri.Method+" from "+addr)
+	}
+	if seq != ri.SeqID {
+		r.Release()
+		pc.disarm(stop)
+		c.pool.put(pc, false)
+		return rpcerr.New(rpcerr.Protocol, "the reply's sequence id does not match the request's (BAD_SEQUENCE_ID)")
+	}
+	err = decodeReply(typ, body, result, rh)
+	r.Release()
+	reusable := pc.disarm(stop) && !serverAsksDrop(rh)
+	if err != nil {
+		if code := rpcerr.CodeOf(err); code != rpcerr.Application && code != rpcerr.Business {
+			reusable = false
+		}
+	}
+	c.pool.put(pc, reusable)
+	return err
+}
+
+// ioError classifies a failed write or read of the short and long pools.
+func (c *Client) ioError(ctx context.Context, cs *callState, pc *pconn, err error, what string) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxError(ctxErr, what)
+	}
+	if pc.fired.Load() || netpoll.IsTimeout(err) {
+		return c.timeoutError(cs)
+	}
+	return connError(err, what)
+}
+
+// timeoutError is the error of a call whose deadline passed.
+func (c *Client) timeoutError(cs *callState) error {
+	msg := "the call of " + cs.ri.Method + " timed out"
+	if cs.ri.Timeout > 0 {
+		msg += " (RPC timeout " + cs.ri.Timeout.String() + ")"
+	}
+	return rpcerr.New(rpcerr.Timeout, msg)
+}
+
+// callMux runs a call on a shared connection: register, write (the last of
+// concurrent writers flushes for all), wait for the reader goroutine.
+func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadline time.Time, args, result thrift.FastCodec) error {
+	ri := &cs.ri
+	call := &cs.mc
+	call.seq, call.result, call.err = ri.SeqID, result, nil
+	var mc *muxConn
+	var err error
+	for try := 0; ; try++ {
+		if mc, err = c.mux.get(ctx, addr, deadline); err != nil {
+			return err
+		}
+		if cs.oneway {
+			break
+		}
+		if err = mc.register(call); err == nil {
+			break
+		}
+		if try == 2 {
+			return rpcerr.Wrap(rpcerr.Connection, err, "no usable connection to "+addr)
+		}
+	}
+	ri.RemoteAddr, ri.LocalAddr = mc.conn.RemoteAddr(), mc.conn.LocalAddr()
+	err = mc.send(&cs.hdr, ri.Method, messageType(cs.oneway), ri.SeqID, args)
+	if cs.oneway {
+		return err
+	}
+	if err != nil {
+		if mc.unregister(call) {
+			return err
+		}
+		<-call.ch // the connection failed and failed this call too
+		return call.err
+	}
+	var timeout <-chan time.Time
+	if !deadline.IsZero() {
+		d := time.Until(deadline)
+		if d <= 0 {
+			return c.giveUp(mc, call, c.timeoutError(cs))
+		}
+		cs.timer.Reset(d)
+		timeout = cs.timer.C
+	}
+	select {
+	case <-call.ch:
+		cs.timer.Stop()
+		return call.err
+	case <-timeout:
+		return c.giveUp(mc, call, c.timeoutError(cs))
+	case <-ctx.Done():
+		cs.timer.Stop()
+		return c.giveUp(mc, call, ctxError(ctx.Err(), "waiting for the reply of "+ri.Method))
+	}
+}
+
+// giveUp ends a multiplexed call that stops waiting: err if its reply had
+// not come, else the reply's outcome (the reader was delivering it).
+func (c *Client) giveUp(mc *muxConn, call *muxCall, err error) error {
+	if mc.unregister(call) {
+		return err
+	}
+	<-call.ch
+	return call.err
+}

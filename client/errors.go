@@ -1,0 +1,111 @@
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+
+	"github.com/petrel-rpc/petrel/codec/thrift"
+	"github.com/petrel-rpc/petrel/rpcerr"
+	"github.com/petrel-rpc/petrel/transport"
+)
+
+var (
+	// errClientClosed reports a call on a closed Client.
+	errClientClosed = rpcerr.New(rpcerr.Connection, "client: the client is closed")
+	// errDrained is why a multiplexed connection closes after the server
+	// asked to drop it.
+	errDrained = errors.New("client: connection dropped at the server's request")
+	// errRetry: a multiplexed connection takes no new calls; ask the pool
+	// for another.
+	errRetry = errors.New("client: connection is draining")
+)
+
+// connError classifies why a connection failed: a transport error for bad
+// bytes keeps its code (Protocol); anything else is a Connection error.
+func connError(cause error, msg string) error {
+	var e *rpcerr.Error
+	if errors.As(cause, &e) && e.Code != rpcerr.Internal {
+		if e.Code == rpcerr.Protocol || e.Code == rpcerr.Connection {
+			return rpcerr.Wrap(e.Code, cause, msg)
+		}
+	}
+	return rpcerr.Wrap(rpcerr.Connection, cause, msg)
+}
+
+// decodeReply decodes a reply message into result and turns what the server
+// said into the error model:
+//   - REPLY: result is filled (IDL-declared exceptions are in result's
+//     fields; the generated stub returns them) and Call returns nil, or the
+//     *rpcerr.BizStatusError the TTHeader carries;
+//   - EXCEPTION: an rpcerr Application error wrapping the
+//     *thrift.ApplicationException (errors.As reaches it).
+func decodeReply(typ thrift.MessageType, body []byte, result thrift.FastCodec, h *transport.Header) error {
+	switch typ {
+	case thrift.REPLY:
+		if result != nil {
+			if err := readBody(body, result, h); err != nil {
+				return rpcerr.Wrap(rpcerr.Protocol, err, "decoding the reply")
+			}
+		}
+		if biz := bizStatus(h); biz != nil {
+			return biz
+		}
+		return nil
+	case thrift.EXCEPTION:
+		ae := new(thrift.ApplicationException)
+		if err := readBody(body, ae, h); err != nil {
+			return rpcerr.Wrap(rpcerr.Protocol, err, "decoding the application exception of the reply")
+		}
+		return rpcerr.Wrap(rpcerr.Application, ae, "the server answered with an exception")
+	}
+	return rpcerr.New(rpcerr.Protocol, "the reply has message type "+strconv.Itoa(int(typ))+", want REPLY (2) or EXCEPTION (3)")
+}
+
+// readBody decodes body into v in the payload protocol of the frame.
+func readBody(body []byte, v thrift.FastCodec, h *transport.Header) error {
+	if h.PayloadProtocol == transport.PayloadCompact {
+		cc, ok := v.(thrift.CompactCodec)
+		if !ok {
+			return errors.New("the reply is in the compact protocol and the result has no compact codec")
+		}
+		_, err := cc.FastReadCompact(body)
+		return err
+	}
+	_, err := v.FastRead(body)
+	return err
+}
+
+// bizStatus returns the business status a TTHeader reply carries, or nil.
+// A status of 0 (or one that is not a number) is no error, as Kitex reads it.
+func bizStatus(h *transport.Header) *rpcerr.BizStatusError {
+	if len(h.StrInfo) == 0 {
+		return nil
+	}
+	s, ok := h.StrInfo[transport.StrKeyBizStatus]
+	if !ok {
+		return nil
+	}
+	code, err := strconv.ParseInt(s, 10, 32)
+	if err != nil || code == 0 {
+		return nil
+	}
+	biz := rpcerr.NewBizStatusError(int32(code), h.StrInfo[transport.StrKeyBizMessage])
+	if extra := h.StrInfo[transport.StrKeyBizExtra]; extra != "" {
+		var m map[string]string
+		if json.Unmarshal([]byte(extra), &m) == nil && len(m) > 0 {
+			biz.Extra = m
+		}
+	}
+	return biz
+}
+
+// serverAsksDrop reports whether a reply tells the client not to reuse the
+// connection (the server is shutting down).
+func serverAsksDrop(h *transport.Header) bool {
+	if len(h.StrInfo) == 0 {
+		return false
+	}
+	_, ok := h.StrInfo[transport.StrKeyConnReset]
+	return ok
+}

@@ -1,0 +1,27 @@
+package client
+
+// IdleConns returns whether each idle connection the long pool keeps for
+// addr is active, oldest first (nil without a long pool).
+func IdleConns(c *Client, addr string) []bool {
+	p, ok := c.pool.(*longPool)
+	if !ok {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []bool
+	for _, pc := range p.idle[addr] {
+		out = append(out, pc.conn.IsActive())
+	}
+	return out
+}
+
+// MuxConns returns the number of multiplexed connections whose reader runs.
+func MuxConns(c *Client) int {
+	if c.mux == nil {
+		return 0
+	}
+	c.mux.mu.RLock()
+	defer c.mux.mu.RUnlock()
+	return len(c.mux.live)
+}

@@ -1,0 +1,318 @@
+package client
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/petrel-rpc/petrel/endpoint"
+	"github.com/petrel-rpc/petrel/transport"
+)
+
+// Defaults of the client options. Each With* option's comment repeats its
+// default.
+const (
+	// DefaultTransport is the framing a client uses unless WithTransport says
+	// otherwise: TTHeader, which carries the RPC deadline, the caller and
+	// callee names, metainfo and business status, and is the only framing
+	// a multiplexed connection can use. Petrel and Kitex servers understand
+	// it; use Framed (or Buffered) for Apache Thrift servers.
+	DefaultTransport = transport.TTHeader
+	// DefaultConnectTimeout bounds each dial.
+	DefaultConnectTimeout = 500 * time.Millisecond
+	// DefaultRPCTimeout bounds each call, from the start of Call to the
+	// decoded reply, when neither the call's context nor a CallOption sets a
+	// shorter deadline. Petrel chooses a finite default so that a lost reply
+	// never hangs a caller; WithRPCTimeout(0) removes it.
+	DefaultRPCTimeout = time.Second
+	// DefaultMaxMessageSize is the largest reply frame accepted, in bytes.
+	DefaultMaxMessageSize = 16 << 20
+	// DefaultMuxConnections is the number of connections per address of the
+	// multiplexed pool: few connections give bigger write batches (one
+	// writev for many calls) while more than one keeps a slow or broken
+	// connection from stalling every call.
+	DefaultMuxConnections = 4
+	// DefaultMaxIdlePerAddress is the long pool's idle connections kept per
+	// address.
+	DefaultMaxIdlePerAddress = 32
+	// DefaultMaxIdleTimeout is how long the long pool keeps an idle
+	// connection.
+	DefaultMaxIdleTimeout = 30 * time.Second
+)
+
+// Option configures a Client. Options are made by the With* functions of this
+// package; the set is closed.
+type Option interface {
+	apply(*config)
+}
+
+// CallOption configures one Call. Options are made by the With* functions of
+// this package that return CallOption.
+type CallOption interface {
+	applyCall(*callConfig)
+}
+
+type poolKind uint8
+
+const (
+	poolLong poolKind = iota
+	poolShort
+	poolMux
+)
+
+func (k poolKind) String() string {
+	switch k {
+	case poolShort:
+		return "short"
+	case poolMux:
+		return "mux"
+	}
+	return "long"
+}
+
+// LongPoolConfig configures the long-connection pool (WithLongConnection).
+// Zero fields take their defaults.
+type LongPoolConfig struct {
+	// MaxIdlePerAddress is how many idle connections are kept per address;
+	// a connection given back when that many are idle is closed. Default
+	// DefaultMaxIdlePerAddress (32).
+	MaxIdlePerAddress int
+	// MaxIdleTimeout closes connections that stayed idle this long. Default
+	// DefaultMaxIdleTimeout (30s); the pool checks at least once per
+	// MaxIdleTimeout.
+	MaxIdleTimeout time.Duration
+}
+
+// DefaultLongPoolConfig returns the long pool's defaults.
+func DefaultLongPoolConfig() LongPoolConfig {
+	return LongPoolConfig{
+		MaxIdlePerAddress: DefaultMaxIdlePerAddress,
+		MaxIdleTimeout:    DefaultMaxIdleTimeout,
+	}
+}
+
+// Validate reports a LongPoolConfig that cannot work.
+func (c *LongPoolConfig) Validate() error {
+	if c.MaxIdlePerAddress < 0 {
+		return fmt.Errorf("client: LongPoolConfig.MaxIdlePerAddress is %d; it must be 0 (default) or more", c.MaxIdlePerAddress)
+	}
+	if c.MaxIdleTimeout < 0 {
+		return fmt.Errorf("client: LongPoolConfig.MaxIdleTimeout is %v; it must be 0 (default) or more", c.MaxIdleTimeout)
+	}
+	return nil
+}
+
+func (c *LongPoolConfig) fill() {
+	if c.MaxIdlePerAddress == 0 {
+		c.MaxIdlePerAddress = DefaultMaxIdlePerAddress
+	}
+	if c.MaxIdleTimeout == 0 {
+		c.MaxIdleTimeout = DefaultMaxIdleTimeout
+	}
+}
+
+// config is the client configuration the options build.
+type config struct {
+	addrs          []string
+	resolver       resolver // nil: a static round robin over addrs
+	protocol       transport.Protocol
+	connectTimeout time.Duration
+	rpcTimeout     time.Duration
+	middleware     []endpoint.Middleware
+	pool           poolKind
+	long           LongPoolConfig
+	muxConns       int
+	maxMessageSize int
+	network        string
+	err            error // the first invalid option
+}
+
+func defaultConfig() config {
+	return config{
+		protocol:       DefaultTransport,
+		connectTimeout: DefaultConnectTimeout,
+		rpcTimeout:     DefaultRPCTimeout,
+		pool:           poolLong,
+		long:           DefaultLongPoolConfig(),
+		muxConns:       DefaultMuxConnections,
+		maxMessageSize: DefaultMaxMessageSize,
+		network:        "tcp",
+	}
+}
+
+func (c *config) fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+}
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// WithHostPorts sets the static list of server addresses ("host:port"); calls
+// go to them in turn (round robin). Required unless another option supplies
+// addresses; there is no default. Repeated use replaces the list.
+func WithHostPorts(addrs ...string) Option {
+	list := append([]string(nil), addrs...)
+	return optionFunc(func(c *config) {
+		if len(list) == 0 {
+			c.fail(fmt.Errorf("client: WithHostPorts needs at least one address"))
+			return
+		}
+		for _, a := range list {
+			if a == "" {
+				c.fail(fmt.Errorf("client: WithHostPorts got an empty address"))
+				return
+			}
+		}
+		c.addrs = list
+	})
+}
+
+// WithNetwork sets the network of the addresses: "tcp" (default), "tcp4",
+// "tcp6" or "unix" (addresses are then socket paths).
+func WithNetwork(network string) Option {
+	return optionFunc(func(c *config) {
+		switch network {
+		case "tcp", "tcp4", "tcp6", "unix":
+			c.network = network
+		default:
+			c.fail(fmt.Errorf("client: WithNetwork(%q): want tcp, tcp4, tcp6 or unix", network))
+		}
+	})
+}
+
+// WithTransport sets the framing of requests and replies: transport.TTHeader
+// (default, see DefaultTransport), transport.Framed or transport.Buffered.
+// The multiplexed pool needs TTHeader.
+func WithTransport(p transport.Protocol) Option {
+	return optionFunc(func(c *config) {
+		switch p {
+		case transport.TTHeader, transport.Framed, transport.Buffered:
+			c.protocol = p
+		default:
+			c.fail(fmt.Errorf("client: WithTransport(%v): unknown protocol", p))
+		}
+	})
+}
+
+// WithConnectTimeout bounds each dial (default DefaultConnectTimeout, 500ms).
+// A dial also ends at the call's deadline. 0 leaves dials bounded only by
+// the call's deadline.
+func WithConnectTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) {
+		if d < 0 {
+			c.fail(fmt.Errorf("client: WithConnectTimeout(%v): negative", d))
+			return
+		}
+		c.connectTimeout = d
+	})
+}
+
+// WithRPCTimeout bounds every call of the client, from the start of Call to
+// the decoded reply (default DefaultRPCTimeout, 1s). 0 means no client-wide
+// limit: only the context's deadline and WithCallTimeout apply. The earliest
+// of the three wins. With TTHeader the time remaining is sent to the server,
+// which gives its handler that deadline.
+func WithRPCTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) {
+		if d < 0 {
+			c.fail(fmt.Errorf("client: WithRPCTimeout(%v): negative", d))
+			return
+		}
+		c.rpcTimeout = d
+	})
+}
+
+// WithMiddleware appends middleware around every call (default none). The
+// first given is the outermost. A middleware sees the request and result
+// values passed to Call (thrift.FastCodec) and a context carrying the call's
+// rpcinfo.
+func WithMiddleware(mw ...endpoint.Middleware) Option {
+	list := append([]endpoint.Middleware(nil), mw...)
+	return optionFunc(func(c *config) {
+		for _, m := range list {
+			if m == nil {
+				c.fail(fmt.Errorf("client: WithMiddleware got a nil middleware"))
+				return
+			}
+		}
+		c.middleware = append(c.middleware, list...)
+	})
+}
+
+// WithShortConnection makes every call dial a connection of its own and
+// close it afterwards. The default is WithLongConnection with
+// DefaultLongPoolConfig.
+func WithShortConnection() Option {
+	return optionFunc(func(c *config) { c.pool = poolShort })
+}
+
+// WithLongConnection pools connections per address: a call takes an idle
+// connection (or dials one) and gives it back when done. This is the
+// default, with DefaultLongPoolConfig; zero fields of cfg take their
+// defaults.
+func WithLongConnection(cfg LongPoolConfig) Option {
+	return optionFunc(func(c *config) {
+		if err := cfg.Validate(); err != nil {
+			c.fail(err)
+			return
+		}
+		cfg.fill()
+		c.pool = poolLong
+		c.long = cfg
+	})
+}
+
+// WithMuxConnection shares conns connections per address among all
+// concurrent calls (0: DefaultMuxConnections, 4). Replies are matched to
+// calls by sequence id, and the requests of concurrent callers are written
+// with one flush. It needs the TTHeader transport (the default). The default
+// pool is WithLongConnection.
+func WithMuxConnection(conns int) Option {
+	return optionFunc(func(c *config) {
+		if conns < 0 {
+			c.fail(fmt.Errorf("client: WithMuxConnection(%d): negative", conns))
+			return
+		}
+		if conns == 0 {
+			conns = DefaultMuxConnections
+		}
+		c.pool = poolMux
+		c.muxConns = conns
+	})
+}
+
+// WithMaxMessageSize sets the largest reply frame accepted, in bytes
+// (default DefaultMaxMessageSize, 16 MiB). A larger reply is rejected from
+// its frame header, before its body is read, with an rpcerr.Protocol error,
+// and the connection is closed.
+func WithMaxMessageSize(n int) Option {
+	return optionFunc(func(c *config) {
+		if n <= 0 {
+			c.fail(fmt.Errorf("client: WithMaxMessageSize(%d): must be positive", n))
+			return
+		}
+		c.maxMessageSize = n
+	})
+}
+
+// callConfig is what CallOptions set.
+type callConfig struct {
+	timeout    time.Duration // valid when hasTimeout
+	hasTimeout bool
+}
+
+// callTimeout is the CallOption of WithCallTimeout; a plain value, so that
+// passing it allocates nothing when the duration is a constant.
+type callTimeout time.Duration
+
+func (t callTimeout) applyCall(c *callConfig) {
+	c.timeout = max(time.Duration(t), 0)
+	c.hasTimeout = true
+}
+
+// WithCallTimeout bounds this call (default: the client's WithRPCTimeout).
+// It replaces the client-wide timeout for the call; 0 removes it, leaving
+// the context's deadline. The context's deadline still applies when earlier.
+func WithCallTimeout(d time.Duration) CallOption { return callTimeout(d) }

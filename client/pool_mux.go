@@ -1,0 +1,313 @@
+package client
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/petrel-rpc/petrel/codec/thrift"
+	"github.com/petrel-rpc/petrel/netpoll"
+	"github.com/petrel-rpc/petrel/rpcerr"
+	"github.com/petrel-rpc/petrel/transport"
+)
+
+// muxPool keeps a few shared connections per address (WithMuxConnection).
+type muxPool struct {
+	d       *dialer
+	size    int
+	maxSize int // largest reply frame
+
+	mu     sync.RWMutex
+	addrs  map[string]*muxSlots  // guarded by mu
+	live   map[*muxConn]struct{} // every connection whose reader runs; guarded by mu
+	closed bool                  // guarded by mu
+}
+
+// muxSlots are the connections to one address.
+type muxSlots struct {
+	next  atomic.Uint32
+	conns []atomic.Pointer[muxConn]
+	dial  []sync.Mutex // one per slot: a single dial replaces a broken connection
+}
+
+func newMuxPool(d *dialer, size, maxSize int) *muxPool {
+	return &muxPool{
+		d: d, size: size, maxSize: maxSize,
+		addrs: make(map[string]*muxSlots),
+		live:  make(map[*muxConn]struct{}),
+	}
+}
+
+func (p *muxPool) slots(addr string) (*muxSlots, error) {
+	p.mu.RLock()
+	s, closed := p.addrs[addr], p.closed
+	p.mu.RUnlock()
+	if closed {
+		return nil, errClientClosed
+	}
+	if s != nil {
+		return s, nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, errClientClosed
+	}
+	if s = p.addrs[addr]; s == nil {
+		s = &muxSlots{
+			conns: make([]atomic.Pointer[muxConn], p.size),
+			dial:  make([]sync.Mutex, p.size),
+		}
+		p.addrs[addr] = s
+	}
+	return s, nil
+}
+
+// get returns a live shared connection to addr, dialing one into the slot
+// whose turn it is when that slot is empty or its connection failed.
+func (p *muxPool) get(ctx context.Context, addr string, deadline time.Time) (*muxConn, error) {
+	s, err := p.slots(addr)
+	if err != nil {
+		return nil, err
+	}
+	i := int(s.next.Add(1) % uint32(len(s.conns)))
+	if mc := s.conns[i].Load(); mc != nil && mc.usable() {
+		return mc, nil
+	}
+	s.dial[i].Lock()
+	defer s.dial[i].Unlock()
+	if mc := s.conns[i].Load(); mc != nil && mc.usable() {
+		return mc, nil
+	}
+	conn, err := p.d.dial(ctx, addr, deadline)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		conn.Close()
+		return nil, errClientClosed
+	}
+	mc := newMuxConn(conn, p.maxSize, p.forget)
+	p.live[mc] = struct{}{}
+	old := s.conns[i].Swap(mc)
+	p.mu.Unlock()
+	if old != nil {
+		old.drain() // it closes once its last call is answered
+	}
+	return mc, nil
+}
+
+// forget is called by a connection's reader when it exits.
+func (p *muxPool) forget(mc *muxConn) {
+	p.mu.Lock()
+	delete(p.live, mc)
+	p.mu.Unlock()
+}
+
+func (p *muxPool) close() {
+	p.mu.Lock()
+	p.closed = true
+	closing := make([]*muxConn, 0, len(p.live))
+	for mc := range p.live {
+		closing = append(closing, mc)
+	}
+	p.mu.Unlock()
+	for _, mc := range closing {
+		mc.shutdown(errClientClosed)
+	}
+	for _, mc := range closing {
+		<-mc.done
+	}
+}
+
+// muxCall is a caller waiting for its reply on a muxConn. It lives in the
+// pooled callState; ch is reused across calls.
+type muxCall struct {
+	ch     chan struct{} // capacity 1; the reader signals once per delivered reply
+	result thrift.FastCodec
+	seq    int32
+	err    error // the call's outcome, written before ch is signalled
+}
+
+// muxConn is one connection shared by concurrent calls. Requests are
+// written under wmu; the last of a group of writers queued on wmu flushes
+// for all of them. A reader goroutine reads replies and hands each to the
+// caller waiting for its sequence id.
+//
+// Lock order: wmu, then mu.
+type muxConn struct {
+	conn    netpoll.Connection
+	maxSize int
+
+	queued atomic.Int32 // writers waiting for wmu
+	wmu    sync.Mutex   // guards the connection's Writer side
+
+	mu      sync.Mutex
+	pending map[int32]*muxCall // calls waiting for a reply; guarded by mu
+	err     error              // why the connection stopped; guarded by mu
+	// draining: no new calls (the server asked to drop the connection, or
+	// it failed); written under mu, read without it by usable.
+	draining atomic.Bool
+
+	done   chan struct{}  // closed when the reader goroutine exits
+	onExit func(*muxConn) // called by the reader as it exits
+	rhdr   transport.Header
+}
+
+func newMuxConn(conn netpoll.Connection, maxSize int, onExit func(*muxConn)) *muxConn {
+	mc := &muxConn{
+		conn:    conn,
+		maxSize: maxSize,
+		pending: make(map[int32]*muxCall),
+		done:    make(chan struct{}),
+		onExit:  onExit,
+	}
+	go mc.readLoop()
+	return mc
+}
+
+// usable reports whether new calls may use the connection.
+func (mc *muxConn) usable() bool {
+	return !mc.draining.Load() && mc.conn.IsActive()
+}
+
+// register records a call before its request is written, so that its reply
+// cannot arrive unannounced. It returns errRetry when the connection takes
+// no new calls: the caller should ask the pool again.
+func (mc *muxConn) register(call *muxCall) error {
+	mc.mu.Lock()
+	defer mc.mu.Unlock()
+	if mc.err != nil || mc.draining.Load() {
+		return errRetry
+	}
+	mc.pending[call.seq] = call
+	return nil
+}
+
+// unregister removes a call that gives up waiting (timeout, cancellation)
+// and reports whether it was still pending; if not, the reader is
+// delivering its reply and the caller must wait for ch.
+func (mc *muxConn) unregister(call *muxCall) bool {
+	mc.mu.Lock()
+	if mc.pending[call.seq] != call {
+		mc.mu.Unlock()
+		return false
+	}
+	delete(mc.pending, call.seq)
+	idle := mc.draining.Load() && len(mc.pending) == 0
+	mc.mu.Unlock()
+	if idle {
+		// A draining connection whose last call gave up: nothing more
+		// will be read from it.
+		mc.shutdown(errDrained)
+	}
+	return true
+}
+
+// send writes one request. The caller that finds no other writer queued
+// behind it flushes everything written so far with one system call; the
+// others leave their frame for it.
+func (mc *muxConn) send(h *transport.Header, method string, typ thrift.MessageType, seq int32, args thrift.FastCodec) error {
+	mc.queued.Add(1)
+	mc.wmu.Lock()
+	mc.queued.Add(-1)
+	w := mc.conn.Writer()
+	before := w.MallocLen()
+	err := transport.WriteMessage(w, transport.TTHeader, h, method, typ, seq, args)
+	if err != nil {
+		// Drop the partial frame; the frames of others stay.
+		w.MallocAck(before)
+		mc.wmu.Unlock()
+		return rpcerr.Wrap(rpcerr.Protocol, err, "encoding the request")
+	}
+	if mc.queued.Load() == 0 {
+		if err = w.Flush(); err != nil {
+			mc.wmu.Unlock()
+			mc.shutdown(err)
+			return rpcerr.Wrap(rpcerr.Connection, err, "writing the request to "+mc.conn.RemoteAddr().String())
+		}
+	}
+	mc.wmu.Unlock()
+	return nil
+}
+
+// readLoop reads replies until the connection fails or is closed, then
+// fails every pending call.
+func (mc *muxConn) readLoop() {
+	defer close(mc.done)
+	defer mc.onExit(mc)
+	r := mc.conn.Reader()
+	for {
+		mc.rhdr.Reset()
+		_, typ, seq, body, err := transport.ReadMessage(r, transport.TTHeader, mc.maxSize, &mc.rhdr)
+		if err != nil {
+			mc.shutdown(err)
+			return
+		}
+		mc.mu.Lock()
+		call := mc.pending[seq]
+		if call != nil {
+			delete(mc.pending, seq)
+		}
+		mc.mu.Unlock()
+		drop := serverAsksDrop(&mc.rhdr)
+		if call != nil {
+			call.err = decodeReply(typ, body, call.result, &mc.rhdr)
+		} // else: its caller gave up (timeout); the late reply is dropped.
+		r.Release()
+		if call != nil {
+			call.ch <- struct{}{}
+		}
+		if drop {
+			mc.draining.Store(true)
+		}
+		if mc.draining.Load() {
+			mc.mu.Lock()
+			idle := len(mc.pending) == 0
+			mc.mu.Unlock()
+			if idle {
+				mc.shutdown(errDrained)
+				return
+			}
+		}
+	}
+}
+
+// drain stops new calls on the connection and closes it once no call waits.
+func (mc *muxConn) drain() {
+	mc.mu.Lock()
+	mc.draining.Store(true)
+	idle := len(mc.pending) == 0
+	mc.mu.Unlock()
+	if idle {
+		mc.shutdown(errDrained)
+	}
+	// Otherwise the reader closes it after the last reply.
+}
+
+// shutdown closes the connection for cause and fails the calls waiting on
+// it with a Connection error. It is safe to call more than once.
+func (mc *muxConn) shutdown(cause error) {
+	mc.mu.Lock()
+	if mc.err == nil {
+		mc.err = cause
+	}
+	mc.draining.Store(true)
+	pending := mc.pending
+	if len(pending) > 0 {
+		mc.pending = make(map[int32]*muxCall)
+	}
+	mc.mu.Unlock()
+	mc.conn.Close()
+	if len(pending) == 0 {
+		return
+	}
+	err := connError(cause, "the multiplexed connection to "+mc.conn.RemoteAddr().String()+" failed during the call")
+	for _, call := range pending {
+		call.err = err
+		call.ch <- struct{}{}
+	}
+}
