@@ -151,3 +151,6 @@ func nestedMessage(listLen int) []byte {
 	n += B.WriteFieldStop(b[n:])
 	return b[:n]
 }
+
+// newScratch returns an empty LinkBuffer to encode into.
+func newScratch() *buf.LinkBuffer { return buf.NewLinkBuffer() }
