@@ -1,0 +1,492 @@
+// Package gopool runs short tasks on a bounded set of reused goroutines.
+//
+// A [Pool] keeps at most [Config].MaxWorkers worker goroutines. [Pool.Go] hands a
+// task to an idle worker when there is one, starts a new worker when fewer than
+// MaxWorkers exist, and otherwise appends the task to a FIFO queue that the next
+// free worker drains. A worker that has had nothing to do for [Config].IdleTimeout
+// exits, so an idle pool holds no goroutines for long. A task that panics does not
+// kill the process: the worker recovers, reports the panic to
+// [Config].PanicHandler and keeps serving.
+//
+// The network layer (netpoll) runs every connection's OnRequest handler through a
+// Pool, so [Pool.Go] is built to cost little: one uncontended mutex section and,
+// when a worker is idle, one send on that worker's wake channel; no allocation in
+// steady state.
+//
+// # Queue bound
+//
+// The queue is not bounded by count: a Pool never blocks the caller and never
+// drops a task. Callers bound themselves; netpoll submits at most one task per
+// active connection, so its queue never holds more entries than it has
+// connections. Queue storage is a ring that grows by doubling and is kept for
+// reuse.
+//
+// # Closing
+//
+// [Pool.Shutdown] and [Pool.Close] stop the pool: queued tasks still run, running
+// tasks finish, and every worker exits; both wait for that. After Close,
+// [Pool.Submit] returns [ErrClosed], while [Pool.Go] and [Pool.CtxGo] (which have no
+// error to return) run the task on a goroutine of its own, outside the bound and
+// not waited for by Shutdown, with the same panic recovery, so no task is lost.
+//
+// # The default pool
+//
+// The package-level [Go] and [CtxGo] use a default pool made from
+// [DefaultConfig]; it is never closed and drops panics. Its idle workers exit
+// after IdleTimeout (10 s by default), longer than go.uber.org/goleak waits, so a
+// test that uses the default pool and checks for leaked goroutines should ignore
+// them with goleak.IgnoreTopFunction([WorkerTopFunction]).
+//
+// # Cost
+//
+// Measured on a shared 2-core linux/amd64 machine (go test -bench . -benchmem
+// -cpu 1,2); each operation submits a pre-built func that calls
+// sync.WaitGroup.Done:
+//
+//	                       GOMAXPROCS=1          GOMAXPROCS=2
+//	Pool.Go                ~100 ns/op  0 allocs  ~190 ns/op  0 allocs
+//	go f()                 ~190 ns/op  0 allocs  ~250 ns/op  0 allocs
+//	channel pool (naive)   ~130 ns/op  0 allocs  ~230 ns/op  0 allocs
+//
+// See the package's benchmarks for the exact set-up.
+package gopool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+)
+
+// Default values that [DefaultConfig] uses and [New] puts in zero fields.
+const (
+	// DefaultMaxWorkers is the default bound on worker goroutines.
+	DefaultMaxWorkers = 10000
+	// DefaultIdleTimeout is how long a worker waits for work before exiting.
+	DefaultIdleTimeout = 10 * time.Second
+)
+
+// WorkerTopFunction is the function an idle worker goroutine is blocked in, as
+// go.uber.org/goleak names it. Tests that use the default pool can pass it to
+// goleak.IgnoreTopFunction; it matches idle workers of every Pool, so close your
+// own pools before checking.
+const WorkerTopFunction = "github.com/petrel-rpc/petrel/gopool.(*worker).run"
+
+// ErrClosed is returned by [Pool.Submit] after the pool was closed.
+var ErrClosed = errors.New("gopool: pool is closed")
+
+// ErrNilFunc is returned by [Pool.Submit] when the task is nil.
+var ErrNilFunc = errors.New("gopool: nil task")
+
+// ConfigError reports a Config field with a value that cannot be used.
+type ConfigError struct {
+	Field  string // the field's name, e.g. "MaxWorkers"
+	Value  any    // the value given
+	Reason string // why it cannot be used
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("gopool: invalid Config.%s %v: %s", e.Field, e.Value, e.Reason)
+}
+
+// PanicHandler receives a value recovered from a panicking task, the context the
+// task was submitted with (context.Background for [Pool.Go]) and the stack of the
+// panicking goroutine. It runs on the worker goroutine, after the panic; a panic
+// inside the handler is recovered and dropped.
+type PanicHandler func(ctx context.Context, recovered any, stack []byte)
+
+// Config configures a [Pool]. A zero field means its default.
+type Config struct {
+	// MaxWorkers bounds the number of worker goroutines. Default 10000
+	// ([DefaultMaxWorkers]). Negative is invalid.
+	MaxWorkers int
+	// IdleTimeout is how long a worker with nothing to do stays before it exits.
+	// Idle workers are retired by a timer that ticks every IdleTimeout, so a
+	// worker exits after between IdleTimeout and 2*IdleTimeout of idleness.
+	// Default 10 s ([DefaultIdleTimeout]). Negative is invalid.
+	IdleTimeout time.Duration
+	// PanicHandler is called when a task panics. Default nil: the panic is
+	// recovered and dropped (library code never prints).
+	PanicHandler PanicHandler
+}
+
+// DefaultConfig returns the configuration that zero fields stand for.
+func DefaultConfig() Config {
+	return Config{MaxWorkers: DefaultMaxWorkers, IdleTimeout: DefaultIdleTimeout}
+}
+
+// Validate reports the first field that cannot be used, as a *[ConfigError].
+func (c Config) Validate() error {
+	if c.MaxWorkers < 0 {
+		return &ConfigError{Field: "MaxWorkers", Value: c.MaxWorkers, Reason: "must not be negative"}
+	}
+	if c.IdleTimeout < 0 {
+		return &ConfigError{Field: "IdleTimeout", Value: c.IdleTimeout, Reason: "must not be negative"}
+	}
+	return nil
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxWorkers == 0 {
+		c.MaxWorkers = DefaultMaxWorkers
+	}
+	if c.IdleTimeout == 0 {
+		c.IdleTimeout = DefaultIdleTimeout
+	}
+	return c
+}
+
+// Pool is a bounded pool of reused goroutines. Its methods are safe for
+// concurrent use. Create one with [New].
+//
+// Locking: every mutable field is guarded by mu, which is held only for O(1)
+// bookkeeping (never while a task or the panic handler runs, never while
+// sending on a channel). A worker's fn and ctx are written under mu by the
+// goroutine that takes the worker off the idle stack and read by the worker
+// after it receives from its wake channel.
+type Pool struct {
+	cfg Config // read-only after New
+
+	mu      sync.Mutex
+	workers int       // guarded by mu: live worker goroutines, busy or idle
+	idle    []*worker // guarded by mu: idle workers, a stack; the oldest at index 0
+	queue   taskRing  // guarded by mu: tasks waiting for a worker, FIFO
+	closed  bool      // guarded by mu: set once by Shutdown
+	done    chan struct{}
+	// done is closed (under mu) when closed is set and workers is 0.
+
+	epoch    uint64      // guarded by mu: ticks of the idle timer so far
+	reaper   *time.Timer // guarded by mu: retires idle workers; created on first spawn
+	reaperOn bool        // guarded by mu: reaper is armed
+	spawned  uint64      // guarded by mu: worker goroutines ever started (for tests)
+	doneOnce bool        // guarded by mu: done was closed
+}
+
+// worker is one pooled goroutine. fn and ctx carry the next task from the
+// goroutine that popped the worker off Pool.idle (which writes them under
+// Pool.mu) to the worker, which reads them after receiving from wake; a nil fn
+// tells the worker to exit. epoch is guarded by Pool.mu.
+type worker struct {
+	p     *Pool
+	wake  chan struct{} // capacity 1: a send never blocks
+	fn    func()
+	ctx   context.Context
+	epoch uint64 // guarded by Pool.mu: Pool.epoch when the worker went idle
+}
+
+// New returns a Pool configured by cfg, with zero fields set to their defaults.
+// It starts no goroutine; workers start as tasks arrive.
+func New(cfg Config) (*Pool, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	return &Pool{cfg: cfg, done: make(chan struct{})}, nil
+}
+
+// Go runs f on a pool worker. It never blocks and never drops f: when all
+// MaxWorkers workers are busy, f waits in the FIFO queue. After Close, f runs on
+// a goroutine of its own (see the package comment). A nil f is ignored.
+func (p *Pool) Go(f func()) {
+	p.CtxGo(context.Background(), f)
+}
+
+// CtxGo is [Pool.Go] with a context that is passed to the PanicHandler if f
+// panics. The pool does not watch ctx: a queued task runs even if ctx is done.
+func (p *Pool) CtxGo(ctx context.Context, f func()) {
+	if f == nil {
+		return
+	}
+	if !p.submit(ctx, f) {
+		go p.stray(ctx, f)
+	}
+}
+
+// Submit is [Pool.CtxGo] that reports instead of running f outside the pool:
+// it returns [ErrClosed] after Close and [ErrNilFunc] for a nil f, and nil once
+// f is handed to a worker or queued.
+func (p *Pool) Submit(ctx context.Context, f func()) error {
+	if f == nil {
+		return ErrNilFunc
+	}
+	if !p.submit(ctx, f) {
+		return ErrClosed
+	}
+	return nil
+}
+
+// submit hands f to an idle worker, a new worker or the queue, and reports
+// false if the pool is closed.
+func (p *Pool) submit(ctx context.Context, f func()) bool {
+	p.mu.Lock()
+	if n := len(p.idle); n > 0 {
+		w := p.idle[n-1]
+		p.idle[n-1] = nil
+		p.idle = p.idle[:n-1]
+		w.fn, w.ctx = f, ctx
+		p.mu.Unlock()
+		w.wake <- struct{}{}
+		return true
+	}
+	if p.closed {
+		p.mu.Unlock()
+		return false
+	}
+	if p.workers < p.cfg.MaxWorkers {
+		p.workers++
+		p.spawned++
+		p.armReaperLocked()
+		p.mu.Unlock()
+		w := &worker{p: p, wake: make(chan struct{}, 1)}
+		go w.run(ctx, f)
+		return true
+	}
+	p.queue.push(task{fn: f, ctx: ctx})
+	p.mu.Unlock()
+	return true
+}
+
+// run is a worker's loop: run the task, then the queue, then wait to be woken.
+func (w *worker) run(ctx context.Context, fn func()) {
+	p := w.p
+	for {
+		p.call(ctx, fn, true)
+		p.mu.Lock()
+		if p.queue.n > 0 {
+			t := p.queue.pop()
+			p.mu.Unlock()
+			ctx, fn = t.ctx, t.fn
+			continue
+		}
+		if p.closed {
+			p.exitLocked()
+			p.mu.Unlock()
+			return
+		}
+		w.epoch = p.epoch
+		p.idle = append(p.idle, w)
+		p.mu.Unlock()
+
+		<-w.wake
+		ctx, fn = w.ctx, w.fn
+		w.ctx, w.fn = nil, nil
+		if fn == nil {
+			// Retired by the reaper or by Shutdown, which took w off the
+			// idle stack.
+			p.mu.Lock()
+			p.exitLocked()
+			p.mu.Unlock()
+			return
+		}
+	}
+}
+
+// call runs fn, recovering a panic. If fn calls runtime.Goexit, the goroutine
+// ends inside this call; when it is a worker (worker is true), the pool then
+// accounts for it with workerGoexit.
+func (p *Pool) call(ctx context.Context, fn func(), worker bool) {
+	panicked := true
+	defer func() {
+		if !panicked {
+			return
+		}
+		// Since Go 1.21 panic(nil) recovers as *runtime.PanicNilError, so a
+		// nil recover() here means runtime.Goexit.
+		if r := recover(); r != nil {
+			p.reportPanic(ctx, r)
+		} else if worker {
+			p.workerGoexit()
+		}
+	}()
+	fn()
+	panicked = false
+}
+
+func (p *Pool) reportPanic(ctx context.Context, r any) {
+	h := p.cfg.PanicHandler
+	if h == nil {
+		return
+	}
+	stack := debug.Stack()
+	defer func() { _ = recover() }() // a panicking handler must not kill the worker
+	h(ctx, r, stack)
+}
+
+// workerGoexit keeps the pool's promises when a task ends its worker with
+// runtime.Goexit: a queued task gets a replacement worker, so the queue never
+// stalls, and otherwise the worker count drops.
+func (p *Pool) workerGoexit() {
+	p.mu.Lock()
+	if p.queue.n > 0 {
+		t := p.queue.pop()
+		p.spawned++
+		p.mu.Unlock()
+		w := &worker{p: p, wake: make(chan struct{}, 1)}
+		go w.run(t.ctx, t.fn)
+		return
+	}
+	p.exitLocked()
+	p.mu.Unlock()
+}
+
+// exitLocked accounts for a worker that is exiting. p.mu must be held.
+func (p *Pool) exitLocked() {
+	p.workers--
+	if p.closed && p.workers == 0 && !p.doneOnce {
+		p.doneOnce = true
+		close(p.done)
+	}
+}
+
+// stray runs a task submitted after Close.
+func (p *Pool) stray(ctx context.Context, f func()) {
+	p.call(ctx, f, false)
+}
+
+// armReaperLocked makes sure the idle timer runs while workers exist. p.mu
+// must be held.
+func (p *Pool) armReaperLocked() {
+	if p.reaperOn {
+		return
+	}
+	p.reaperOn = true
+	if p.reaper == nil {
+		p.reaper = time.AfterFunc(p.cfg.IdleTimeout, p.reap)
+		return
+	}
+	p.reaper.Reset(p.cfg.IdleTimeout)
+}
+
+// reap runs every IdleTimeout while workers exist. It retires idle workers that
+// went idle before the previous tick, so each has been idle at least one full
+// IdleTimeout. Idle workers sit on the stack in the order they went idle, so
+// they are a prefix of it.
+func (p *Pool) reap() {
+	p.mu.Lock()
+	if p.closed {
+		p.reaperOn = false
+		p.mu.Unlock()
+		return
+	}
+	p.epoch++
+	n := 0
+	for n < len(p.idle) && p.idle[n].epoch+2 <= p.epoch {
+		n++
+	}
+	old := make([]*worker, n)
+	copy(old, p.idle[:n])
+	m := copy(p.idle, p.idle[n:])
+	clear(p.idle[m:])
+	p.idle = p.idle[:m]
+	if p.workers-n > 0 {
+		p.reaper.Reset(p.cfg.IdleTimeout)
+	} else {
+		p.reaperOn = false
+	}
+	p.mu.Unlock()
+	for _, w := range old {
+		w.wake <- struct{}{} // fn is nil: exit
+	}
+}
+
+// Shutdown stops the pool from taking new tasks, lets queued and running tasks
+// finish and waits until every worker has exited or ctx is done, returning
+// ctx.Err() in that case (the workers still exit as their tasks end). It may be
+// called more than once and concurrently.
+func (p *Pool) Shutdown(ctx context.Context) error {
+	p.mu.Lock()
+	var idle []*worker
+	if !p.closed {
+		p.closed = true
+		idle = p.idle
+		p.idle = nil
+		if p.reaper != nil {
+			p.reaper.Stop()
+			p.reaperOn = false
+		}
+		if p.workers == 0 && !p.doneOnce {
+			p.doneOnce = true
+			close(p.done)
+		}
+	}
+	p.mu.Unlock()
+	for _, w := range idle {
+		w.wake <- struct{}{} // fn is nil: exit
+	}
+	select {
+	case <-p.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close is Shutdown without a deadline: it returns once every worker has
+// exited. It always returns nil.
+func (p *Pool) Close() error {
+	return p.Shutdown(context.Background())
+}
+
+// Stats is a snapshot of a pool's state.
+type Stats struct {
+	Workers int // live worker goroutines
+	Running int // workers running a task
+	Idle    int // workers waiting for a task
+	Queued  int // tasks waiting for a worker
+}
+
+// Stats returns a consistent snapshot of the pool's counts.
+func (p *Pool) Stats() Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return Stats{Workers: p.workers, Running: p.workers - len(p.idle), Idle: len(p.idle), Queued: p.queue.n}
+}
+
+// Running returns the number of workers running a task.
+func (p *Pool) Running() int { return p.Stats().Running }
+
+// Idle returns the number of workers waiting for a task.
+func (p *Pool) Idle() int { return p.Stats().Idle }
+
+// task is one queued submission.
+type task struct {
+	fn  func()
+	ctx context.Context
+}
+
+// taskRing is a FIFO of tasks in a ring whose size is a power of two.
+type taskRing struct {
+	buf  []task
+	head int // index of the oldest task
+	n    int // number of tasks
+}
+
+func (q *taskRing) push(t task) {
+	if q.n == len(q.buf) {
+		q.grow()
+	}
+	q.buf[(q.head+q.n)&(len(q.buf)-1)] = t
+	q.n++
+}
+
+func (q *taskRing) pop() task {
+	t := q.buf[q.head]
+	q.buf[q.head] = task{} // drop references for the collector
+	q.head = (q.head + 1) & (len(q.buf) - 1)
+	q.n--
+	return t
+}
+
+func (q *taskRing) grow() {
+	size := 2 * len(q.buf)
+	if size == 0 {
+		size = 16
+	}
+	buf := make([]task, size)
+	for i := 0; i < q.n; i++ {
+		buf[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
+	}
+	q.buf, q.head = buf, 0
+}
