@@ -155,16 +155,7 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 		return c.rejectAndFree(m.info.Name, thrift.ExceptionInternalError, s.overloadMsg(), !concurrent)
 	}
 	args := m.getArgs()
-	var err error
-	if c.payload == transport.PayloadCompact {
-		if cc, ok := args.(thrift.CompactCodec); ok {
-			_, err = cc.FastReadCompact(body)
-		} else {
-			err = errors.New("the argument struct has no compact codec")
-		}
-	} else {
-		_, err = args.FastRead(body)
-	}
+	ctx, err := decodeArgs(args, body, c.payload)
 	r.Release()
 	if err != nil {
 		m.putArgs(args)
@@ -175,7 +166,7 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 		return c.rejectAndFree(m.info.Name, thrift.ExceptionProtocolError,
 			fmt.Sprintf("server: decoding the arguments of %s: %v", m.info.Name, err), !concurrent)
 	}
-	c.m, c.args, c.oneway = m, args, oneway
+	c.m, c.args, c.oneway, c.ctx = m, args, oneway, ctx
 	if ms := c.hdr.IntInfo[transport.KeyRPCTimeout]; ms != "" {
 		if n, err := strconv.ParseInt(ms, 10, 64); err == nil && n > 0 {
 			c.timeout = time.Duration(n) * time.Millisecond
@@ -204,6 +195,7 @@ type call struct {
 	m        *method
 	hdr      transport.Header
 	args     thrift.FastCodec
+	ctx      *callCtx // made with the arguments (see decodeArgs)
 	seq      int32
 	payload  uint8
 	oneway   bool
@@ -225,7 +217,7 @@ func init() {
 func getCall() *call { return callPool.Get().(*call) }
 
 func putCall(c *call) {
-	c.s, c.cs, c.m, c.args = nil, nil, nil, nil
+	c.s, c.cs, c.m, c.args, c.ctx = nil, nil, nil, nil, nil
 	c.seq, c.payload, c.oneway, c.timeout, c.deadline = 0, 0, false, 0, 0
 	c.hdr.Reset()
 	callPool.Put(c)
@@ -240,7 +232,8 @@ func (c *call) serve(flush bool) {
 	if len(c.hdr.StrInfo) > 0 {
 		base = metainfo.FromWire(base, c.hdr.StrInfo)
 	}
-	ctx := &callCtx{parent: base, m: m}
+	ctx := c.ctx
+	ctx.parent, ctx.m = base, m
 	ri := &ctx.ri
 	ri.Caller = c.hdr.IntInfo[transport.KeyFromService]
 	ri.Callee = m.svc.info.Name

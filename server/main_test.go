@@ -82,11 +82,27 @@ func startServer(t testing.TB, opts ...server.Option) (*server.Server, *handler,
 	}
 	s := server.New(append(opts, server.WithListener(ln))...)
 	h := &handler{notified: make(chan string, 16)}
-	if err := s.RegisterService(echotest.EchoServiceInfo, h); err != nil {
+	serve(t, s, ln, h)
+	return s, h, ln.Addr().String()
+}
+
+// startWith serves impl with s on a loopback port.
+func startWith(t testing.TB, s *server.Server, impl echotest.Echo) (*server.Server, string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve(t, s, ln, impl)
+	return s, ln.Addr().String()
+}
+
+func serve(t testing.TB, s *server.Server, ln net.Listener, impl echotest.Echo) {
+	if err := s.RegisterService(echotest.EchoServiceInfo, impl); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- s.Run() }()
+	go func() { done <- s.Serve(ln) }()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -97,7 +113,6 @@ func startServer(t testing.TB, opts ...server.Option) (*server.Server, *handler,
 			t.Errorf("Run: %v", err)
 		}
 	})
-	return s, h, ln.Addr().String()
 }
 
 // testConn is a minimal client over one connection: it writes requests and
