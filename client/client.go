@@ -121,6 +121,7 @@ func (c *Client) Call(ctx context.Context, method string, oneway bool, args, res
 	}
 	cs.oneway = oneway
 	ri := &cs.ri
+	ri.Caller = c.cfg.caller
 	ri.Callee = c.service
 	ri.Method = method
 	ri.SeqID = c.seq.Add(1)
@@ -198,6 +199,9 @@ func (c *Client) header(ctx context.Context, cs *callState, deadline time.Time) 
 		return
 	}
 	h.SetInt(transport.KeyToService, c.service)
+	if c.cfg.caller != "" {
+		h.SetInt(transport.KeyFromService, c.cfg.caller)
+	}
 	h.SetInt(transport.KeyToMethod, cs.ri.Method)
 	if !deadline.IsZero() {
 		ms := int64(time.Until(deadline) / time.Millisecond)

@@ -348,6 +348,7 @@ func TestMiddlewareSeesRPCInfo(t *testing.T) {
 	}
 	c, err := client.New("Echo", client.WithHostPorts(srv.Addr()),
 		client.WithMiddleware(mw("outer"), mw("inner")), client.WithMiddleware(derive),
+		client.WithCallerName("tester"),
 		client.WithRPCTimeout(time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -359,7 +360,7 @@ func TestMiddlewareSeesRPCInfo(t *testing.T) {
 	if fmt.Sprint(order) != "[outer> inner> <inner <outer]" {
 		t.Fatalf("middleware order %v", order)
 	}
-	if seen.Callee != "Echo" || seen.Method != "echo" || seen.SeqID == 0 || seen.Timeout != time.Second || seen.Protocol != "ttheader" {
+	if seen.Caller != "tester" || seen.Callee != "Echo" || seen.Method != "echo" || seen.SeqID == 0 || seen.Timeout != time.Second || seen.Protocol != "ttheader" {
 		t.Fatalf("rpcinfo in middleware: %+v", seen)
 	}
 }

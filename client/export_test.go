@@ -1,5 +1,10 @@
 package client
 
+import (
+	"github.com/petrel-rpc/petrel/codec/thrift"
+	"github.com/petrel-rpc/petrel/transport"
+)
+
 // IdleConns returns whether each idle connection the long pool keeps for
 // addr is active, oldest first (nil without a long pool).
 func IdleConns(c *Client, addr string) []bool {
@@ -24,4 +29,11 @@ func MuxConns(c *Client) int {
 	c.mux.mu.RLock()
 	defer c.mux.mu.RUnlock()
 	return len(c.mux.live)
+}
+
+// DecodeReply runs the reply decoder on a message body and a TTHeader's
+// string info.
+func DecodeReply(typ thrift.MessageType, body []byte, result thrift.FastCodec, strInfo map[string]string) error {
+	h := &transport.Header{Protocol: transport.TTHeader, StrInfo: strInfo}
+	return decodeReply(typ, body, result, h)
 }

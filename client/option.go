@@ -113,6 +113,7 @@ func (c *LongPoolConfig) fill() {
 // config is the client configuration the options build.
 type config struct {
 	addrs          []string
+	caller         string
 	resolver       resolver // nil: a static round robin over addrs
 	protocol       transport.Protocol
 	connectTimeout time.Duration
@@ -167,6 +168,12 @@ func WithHostPorts(addrs ...string) Option {
 		}
 		c.addrs = list
 	})
+}
+
+// WithCallerName sets the calling service's name (default none), sent in
+// TTHeader (Kitex's FROM_SERVICE) and shown in rpcinfo.RPCInfo.Caller.
+func WithCallerName(name string) Option {
+	return optionFunc(func(c *config) { c.caller = name })
 }
 
 // WithNetwork sets the network of the addresses: "tcp" (default), "tcp4",
