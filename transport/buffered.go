@@ -18,9 +18,10 @@ import (
 // usual case: the whole message arrived in one read). When Skip runs out of
 // bytes, a resumable walker takes over: it keeps a stack of the structs and
 // containers it is inside and the offset of the first value not yet
-// complete, and on each new peek it goes on from there, skipping every
-// complete value with SkipDepth. Work per new read is about the size of the
-// values still open, not of the whole message.
+// complete, and on each new peek it goes on from there, so every byte is
+// walked once however the message is split. It applies the same checks as
+// Skip (codec/thrift's limits on strings, containers and depth, element
+// types), and FuzzReadFrame checks that both agree.
 
 // readBuffered reads one unframed binary message.
 func readBuffered(r buf.Reader, maxSize int) ([]byte, error) {
@@ -70,8 +71,7 @@ type walker struct {
 	begun   bool
 	pending bool         // a value of type pend is due at pos
 	pend    thrift.TType // its type
-	stack   []walkFrame
-	inline  [8]walkFrame
+	stack   []walkFrame  // allocated on the first step inside (slow path only)
 }
 
 // walk goes on walking the message in b (a longer prefix than the last call
@@ -109,8 +109,7 @@ func (w *walker) walk(b []byte, maxSize int) (end, need int, err error) {
 		if thrift.KindOf(err) != thrift.UnexpectedEOF {
 			return 0, 0, wrapProto(ErrBadMessage, err, "buffered: message body")
 		}
-		w.stack = w.inline[:0]
-		w.stack = append(w.stack, walkFrame{kind: walkStruct})
+		w.stack = append(w.stack[:0], walkFrame{kind: walkStruct})
 	}
 	for {
 		if w.pending {
@@ -240,17 +239,8 @@ func (w *walker) value(b []byte, t thrift.TType, maxSize int) (need int, err err
 	default:
 		return 0, protoErr(ErrBadMessage, "buffered: unknown type %d at byte %d", t, w.pos)
 	}
-	n, err := thrift.Binary.SkipDepth(b[w.pos:], t, len(w.stack))
-	if err == nil {
-		w.pos += n
-		return 0, nil
-	}
-	if thrift.KindOf(err) != thrift.UnexpectedEOF {
-		return 0, wrapProto(ErrBadMessage, err, "buffered: message body")
-	}
-	// Not all here: step inside.
 	if len(w.stack)+1 > lim.MaxDepth {
-		return 0, protoErr(ErrBadMessage, "buffered: structs and containers nest deeper than %d levels", lim.MaxDepth)
+		return 0, protoErr(ErrBadMessage, "buffered: structs and containers nest deeper than %d levels at byte %d", lim.MaxDepth, w.pos)
 	}
 	switch t {
 	case thrift.STRUCT:
@@ -269,6 +259,14 @@ func (w *walker) value(b []byte, t thrift.TType, maxSize int) (need int, err err
 		if end := uint64(w.pos) + 6 + uint64(size)*uint64(mk+mv); end > uint64(maxSize) {
 			return 0, protoErr(ErrFrameTooLarge, "buffered: map of %d entries needs at least %d bytes, limit %d", size, end, maxSize)
 		}
+		if fk, fv := fixedSize(k), fixedSize(v); fk != 0 && fv != 0 {
+			end := w.pos + 6 + int(size)*(fk+fv)
+			if end > len(b) {
+				return end, nil
+			}
+			w.pos = end
+			return 0, nil
+		}
 		w.pos += 6
 		w.stack = append(w.stack, walkFrame{kind: walkMap, a: k, b: v, left: 2 * int(size)})
 		return 0, nil
@@ -284,6 +282,14 @@ func (w *walker) value(b []byte, t thrift.TType, maxSize int) (need int, err err
 		}
 		if end := uint64(w.pos) + 5 + uint64(size)*uint64(me); end > uint64(maxSize) {
 			return 0, protoErr(ErrFrameTooLarge, "buffered: %s of %d elements needs at least %d bytes, limit %d", t, size, end, maxSize)
+		}
+		if f := fixedSize(e); f != 0 {
+			end := w.pos + 5 + int(size)*f
+			if end > len(b) {
+				return end, nil
+			}
+			w.pos = end
+			return 0, nil
 		}
 		w.pos += 5
 		w.stack = append(w.stack, walkFrame{kind: walkList, a: e, left: int(size)})
