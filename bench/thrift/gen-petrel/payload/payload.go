@@ -13,6 +13,1808 @@ var (
 	_ = thrift.STOP
 )
 
+type Record struct {
+	ID      int64   `thrift:"id,1" json:"id"`
+	Name    string  `thrift:"name,2" json:"name"`
+	Status  string  `thrift:"status,3" json:"status"`
+	Score   float64 `thrift:"score,4" json:"score"`
+	Rank    int32   `thrift:"rank,5" json:"rank"`
+	Active  bool    `thrift:"active,6" json:"active"`
+	Related []int64 `thrift:"related,7" json:"related"`
+}
+
+// NewRecord returns a new Record with the IDL's default values set.
+func NewRecord() *Record {
+	return &Record{}
+}
+
+// InitDefault sets p to a new Record with the IDL's default values.
+func (p *Record) InitDefault() {
+	*p = Record{}
+}
+
+var Record_Related_DEFAULT []int64
+
+// GetID returns the value of ID (the zero value if p is nil).
+func (p *Record) GetID() (v int64) {
+	if p != nil {
+		return p.ID
+	}
+	return
+}
+
+// GetName returns the value of Name (the zero value if p is nil).
+func (p *Record) GetName() (v string) {
+	if p != nil {
+		return p.Name
+	}
+	return
+}
+
+// GetStatus returns the value of Status (the zero value if p is nil).
+func (p *Record) GetStatus() (v string) {
+	if p != nil {
+		return p.Status
+	}
+	return
+}
+
+// GetScore returns the value of Score (the zero value if p is nil).
+func (p *Record) GetScore() (v float64) {
+	if p != nil {
+		return p.Score
+	}
+	return
+}
+
+// GetRank returns the value of Rank (the zero value if p is nil).
+func (p *Record) GetRank() (v int32) {
+	if p != nil {
+		return p.Rank
+	}
+	return
+}
+
+// GetActive returns the value of Active (the zero value if p is nil).
+func (p *Record) GetActive() (v bool) {
+	if p != nil {
+		return p.Active
+	}
+	return
+}
+
+// GetRelated returns the value of Related, or Record_Related_DEFAULT when it is unset.
+func (p *Record) GetRelated() (v []int64) {
+	if p != nil && p.Related != nil {
+		return p.Related
+	}
+	return Record_Related_DEFAULT
+}
+
+// IsSetRelated reports whether Related is set.
+func (p *Record) IsSetRelated() bool {
+	return p != nil && p.Related != nil
+}
+
+// String returns a readable form of p, for logs and debugging.
+func (p *Record) String() string {
+	if p == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("Record(%+v)", *p)
+}
+
+// BLength returns the size of p in the binary protocol.
+func (p *Record) BLength() int {
+	if p == nil {
+		return 1
+	}
+	l := 56
+	l += len(p.Name)
+	l += len(p.Status)
+	l += len(p.Related) * 8
+	return l
+}
+
+// FastWrite writes p in the binary protocol at b[0:], which holds at least
+// p.BLength() bytes, and returns the bytes written.
+func (p *Record) FastWrite(b []byte) int {
+	if p == nil {
+		return thrift.Binary.WriteFieldStop(b)
+	}
+	off := 0
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 1)
+	off += thrift.Binary.WriteI64(b[off:], p.ID)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 2)
+	off += thrift.Binary.WriteString(b[off:], p.Name)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 3)
+	off += thrift.Binary.WriteString(b[off:], p.Status)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.DOUBLE, 4)
+	off += thrift.Binary.WriteDouble(b[off:], p.Score)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 5)
+	off += thrift.Binary.WriteI32(b[off:], p.Rank)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.BOOL, 6)
+	off += thrift.Binary.WriteBool(b[off:], p.Active)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 7)
+	off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(p.Related))
+	off += thrift.Binary.WriteI64Slice(b[off:], p.Related)
+	off += thrift.Binary.WriteFieldStop(b[off:])
+	return off
+}
+
+// FastWriteNocopy is FastWrite that hands strings and binaries of at least
+// thrift.NocopyThreshold bytes to w by reference (w may be nil). b must
+// still hold p.BLength() bytes; the caller trims what is left unused.
+func (p *Record) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
+	if p == nil {
+		return thrift.Binary.WriteFieldStop(b)
+	}
+	off := 0
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 1)
+	off += thrift.Binary.WriteI64(b[off:], p.ID)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 2)
+	off += thrift.Binary.WriteStringNocopy(b[off:], w, p.Name)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 3)
+	off += thrift.Binary.WriteStringNocopy(b[off:], w, p.Status)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.DOUBLE, 4)
+	off += thrift.Binary.WriteDouble(b[off:], p.Score)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 5)
+	off += thrift.Binary.WriteI32(b[off:], p.Rank)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.BOOL, 6)
+	off += thrift.Binary.WriteBool(b[off:], p.Active)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 7)
+	off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(p.Related))
+	off += thrift.Binary.WriteI64Slice(b[off:], p.Related)
+	off += thrift.Binary.WriteFieldStop(b[off:])
+	return off
+}
+
+// FastRead reads p in the binary protocol from b[0:] and returns the bytes consumed.
+// Strings and binaries share one private copy of the struct's bytes (one
+// allocation for all of them), so b may be reused as soon as FastRead returns.
+func (p *Record) FastRead(b []byte) (int, error) {
+	if len(b) > 4096 {
+		if n, err := thrift.Binary.SkipDepth(b, thrift.STRUCT, 0); err == nil {
+			b = b[:n]
+		}
+	}
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
+// FastReadDepth is FastRead for a struct nested depth levels deep (1 for
+// the outermost); it fails past the codec's MaxDepth. It does not copy b:
+// strings and binaries read alias it, so b must stay alive and unchanged
+// while p is in use.
+func (p *Record) FastReadDepth(b []byte, depth int) (int, error) {
+	if err := thrift.CheckDepth(depth); err != nil {
+		return 0, err
+	}
+	off := 0
+	for {
+		t, id, n, err := thrift.Binary.ReadFieldBegin(b[off:])
+		if err != nil {
+			return off, err
+		}
+		off += n
+		if t == thrift.STOP {
+			break
+		}
+		switch id {
+		case 1:
+			if t == thrift.I64 {
+				p.ID, n, err = thrift.Binary.ReadI64(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Record.id: %w", err)
+				}
+				off += n
+				continue
+			}
+		case 2:
+			if t == thrift.STRING {
+				p.Name, n, err = thrift.Binary.ReadStringNocopy(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Record.name: %w", err)
+				}
+				off += n
+				continue
+			}
+		case 3:
+			if t == thrift.STRING {
+				p.Status, n, err = thrift.Binary.ReadStringNocopy(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Record.status: %w", err)
+				}
+				off += n
+				continue
+			}
+		case 4:
+			if t == thrift.DOUBLE {
+				p.Score, n, err = thrift.Binary.ReadDouble(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Record.score: %w", err)
+				}
+				off += n
+				continue
+			}
+		case 5:
+			if t == thrift.I32 {
+				p.Rank, n, err = thrift.Binary.ReadI32(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Record.rank: %w", err)
+				}
+				off += n
+				continue
+			}
+		case 6:
+			if t == thrift.BOOL {
+				p.Active, n, err = thrift.Binary.ReadBool(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Record.active: %w", err)
+				}
+				off += n
+				continue
+			}
+		case 7:
+			if t == thrift.LIST {
+				{
+					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
+					if err != nil {
+						return off, fmt.Errorf("Record.related: %w", err)
+					}
+					off += n
+					if size != 0 && et != thrift.I64 {
+						return off, thrift.ElemTypeError("Record.related (list)", et, thrift.I64)
+					}
+					l1 := make([]int64, size)
+					n, err = thrift.Binary.ReadI64Slice(b[off:], l1)
+					if err != nil {
+						return off, fmt.Errorf("Record.related: %w", err)
+					}
+					off += n
+					p.Related = l1
+				}
+				continue
+			}
+		}
+		n, err = thrift.Binary.SkipDepth(b[off:], t, depth)
+		if err != nil {
+			return off, err
+		}
+		off += n
+	}
+	return off, nil
+}
+
+// BLengthCompact returns the size of p in the compact protocol.
+func (p *Record) BLengthCompact() int {
+	if p == nil {
+		return 1
+	}
+	l := 16
+	l += thrift.Compact.I64Length(p.ID)
+	l += thrift.Compact.StringLength(p.Name)
+	l += thrift.Compact.StringLength(p.Status)
+	l += thrift.Compact.I32Length(p.Rank)
+	l += thrift.Compact.ListBeginLength(len(p.Related))
+	l += thrift.Compact.I64SliceLength(p.Related)
+	return l
+}
+
+// FastWriteCompact writes p in the compact protocol at b[0:], which holds at
+// least p.BLengthCompact() bytes, and returns the bytes written.
+func (p *Record) FastWriteCompact(b []byte) int {
+	if p == nil {
+		return thrift.Compact.WriteFieldStop(b)
+	}
+	off := 0
+	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.I64, 1, 0)
+	off += thrift.Compact.WriteI64(b[off:], p.ID)
+	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.STRING, 2, 1)
+	off += thrift.Compact.WriteString(b[off:], p.Name)
+	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.STRING, 3, 2)
+	off += thrift.Compact.WriteString(b[off:], p.Status)
+	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.DOUBLE, 4, 3)
+	off += thrift.Compact.WriteDouble(b[off:], p.Score)
+	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.I32, 5, 4)
+	off += thrift.Compact.WriteI32(b[off:], p.Rank)
+	off += thrift.Compact.WriteFieldBool(b[off:], 6, 5, p.Active)
+	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 7, 6)
+	off += thrift.Compact.WriteListBegin(b[off:], thrift.I64, len(p.Related))
+	off += thrift.Compact.WriteI64Slice(b[off:], p.Related)
+	off += thrift.Compact.WriteFieldStop(b[off:])
+	return off
+}
+
+// FastReadCompact reads p in the compact protocol from b[0:] and returns the bytes consumed.
+// Strings and binaries share one private copy of the struct's bytes (one
+// allocation for all of them), so b may be reused as soon as FastReadCompact returns.
+func (p *Record) FastReadCompact(b []byte) (int, error) {
+	if len(b) > 4096 {
+		if n, err := thrift.Compact.SkipDepth(b, thrift.STRUCT, 0); err == nil {
+			b = b[:n]
+		}
+	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadDepthCompact is FastReadCompact for a struct nested depth levels deep (1 for
+// the outermost); it fails past the codec's MaxDepth. It does not copy b:
+// strings and binaries read alias it, so b must stay alive and unchanged
+// while p is in use.
+func (p *Record) FastReadDepthCompact(b []byte, depth int) (int, error) {
+	if err := thrift.CheckDepth(depth); err != nil {
+		return 0, err
+	}
+	off := 0
+	var last int16
+	for {
+		t, id, bv, hb, n, err := thrift.Compact.ReadFieldBegin(b[off:], last)
+		if err != nil {
+			return off, err
+		}
+		off += n
+		if t == thrift.STOP {
+			break
+		}
+		last = id
+		switch id {
+		case 1:
+			if t == thrift.I64 {
+				p.ID, n, err = thrift.Compact.ReadI64(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Record.id: %w", err)
+				}
+				off += n
+				continue
+			}
+		case 2:
+			if t == thrift.STRING {
+				p.Name, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Record.name: %w", err)
+				}
+				off += n
+				continue
+			}
+		case 3:
+			if t == thrift.STRING {
+				p.Status, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Record.status: %w", err)
+				}
+				off += n
+				continue
+			}
+		case 4:
+			if t == thrift.DOUBLE {
+				p.Score, n, err = thrift.Compact.ReadDouble(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Record.score: %w", err)
+				}
+				off += n
+				continue
+			}
+		case 5:
+			if t == thrift.I32 {
+				p.Rank, n, err = thrift.Compact.ReadI32(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Record.rank: %w", err)
+				}
+				off += n
+				continue
+			}
+		case 6:
+			if t == thrift.BOOL {
+				if hb {
+					p.Active = bv
+				} else {
+					p.Active, n, err = thrift.Compact.ReadBool(b[off:])
+					if err != nil {
+						return off, fmt.Errorf("Record.active: %w", err)
+					}
+					off += n
+				}
+				continue
+			}
+		case 7:
+			if t == thrift.LIST {
+				{
+					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
+					if err != nil {
+						return off, fmt.Errorf("Record.related: %w", err)
+					}
+					off += n
+					if size != 0 && et != thrift.I64 {
+						return off, thrift.ElemTypeError("Record.related (list)", et, thrift.I64)
+					}
+					l2 := make([]int64, size)
+					n, err = thrift.Compact.ReadI64Slice(b[off:], l2)
+					if err != nil {
+						return off, fmt.Errorf("Record.related: %w", err)
+					}
+					off += n
+					p.Related = l2
+				}
+				continue
+			}
+		}
+		if t != thrift.BOOL || !hb {
+			n, err = thrift.Compact.SkipDepth(b[off:], t, depth)
+			if err != nil {
+				return off, err
+			}
+			off += n
+		}
+	}
+	return off, nil
+}
+
+type Small struct {
+	RequestID int64             `thrift:"request_id,1" json:"request_id"`
+	Code      int32             `thrift:"code,2" json:"code"`
+	Message   string            `thrift:"message,3" json:"message"`
+	HasMore   bool              `thrift:"has_more,4" json:"has_more"`
+	Timestamp int64             `thrift:"timestamp,5" json:"timestamp"`
+	Records   []*Record         `thrift:"records,6" json:"records"`
+	Extra     map[string]string `thrift:"extra,7" json:"extra"`
+	Ids       []int64           `thrift:"ids,8" json:"ids"`
+	Blob      []byte            `thrift:"blob,9" json:"blob"`
+}
+
+// NewSmall returns a new Small with the IDL's default values set.
+func NewSmall() *Small {
+	return &Small{}
+}
+
+// InitDefault sets p to a new Small with the IDL's default values.
+func (p *Small) InitDefault() {
+	*p = Small{}
+}
+
+var Small_Records_DEFAULT []*Record
+
+var Small_Extra_DEFAULT map[string]string
+
+var Small_Ids_DEFAULT []int64
+
+var Small_Blob_DEFAULT []byte
+
+// GetRequestID returns the value of RequestID (the zero value if p is nil).
+func (p *Small) GetRequestID() (v int64) {
+	if p != nil {
+		return p.RequestID
+	}
+	return
+}
+
+// GetCode returns the value of Code (the zero value if p is nil).
+func (p *Small) GetCode() (v int32) {
+	if p != nil {
+		return p.Code
+	}
+	return
+}
+
+// GetMessage returns the value of Message (the zero value if p is nil).
+func (p *Small) GetMessage() (v string) {
+	if p != nil {
+		return p.Message
+	}
+	return
+}
+
+// GetHasMore returns the value of HasMore (the zero value if p is nil).
+func (p *Small) GetHasMore() (v bool) {
+	if p != nil {
+		return p.HasMore
+	}
+	return
+}
+
+// GetTimestamp returns the value of Timestamp (the zero value if p is nil).
+func (p *Small) GetTimestamp() (v int64) {
+	if p != nil {
+		return p.Timestamp
+	}
+	return
+}
+
+// GetRecords returns the value of Records, or Small_Records_DEFAULT when it is unset.
+func (p *Small) GetRecords() (v []*Record) {
+	if p != nil && p.Records != nil {
+		return p.Records
+	}
+	return Small_Records_DEFAULT
+}
+
+// IsSetRecords reports whether Records is set.
+func (p *Small) IsSetRecords() bool {
+	return p != nil && p.Records != nil
+}
+
+// GetExtra returns the value of Extra, or Small_Extra_DEFAULT when it is unset.
+func (p *Small) GetExtra() (v map[string]string) {
+	if p != nil && p.Extra != nil {
+		return p.Extra
+	}
+	return Small_Extra_DEFAULT
+}
+
+// IsSetExtra reports whether Extra is set.
+func (p *Small) IsSetExtra() bool {
+	return p != nil && p.Extra != nil
+}
+
+// GetIds returns the value of Ids, or Small_Ids_DEFAULT when it is unset.
+func (p *Small) GetIds() (v []int64) {
+	if p != nil && p.Ids != nil {
+		return p.Ids
+	}
+	return Small_Ids_DEFAULT
+}
+
+// IsSetIds reports whether Ids is set.
+func (p *Small) IsSetIds() bool {
+	return p != nil && p.Ids != nil
+}
+
+// GetBlob returns the value of Blob, or Small_Blob_DEFAULT when it is unset.
+func (p *Small) GetBlob() (v []byte) {
+	if p != nil && p.Blob != nil {
+		return p.Blob
+	}
+	return Small_Blob_DEFAULT
+}
+
+// IsSetBlob reports whether Blob is set.
+func (p *Small) IsSetBlob() bool {
+	return p != nil && p.Blob != nil
+}
+
+// String returns a readable form of p, for logs and debugging.
+func (p *Small) String() string {
+	if p == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("Small(%+v)", *p)
+}
+
+// BLength returns the size of p in the binary protocol.
+func (p *Small) BLength() int {
+	if p == nil {
+		return 1
+	}
+	l := 73
+	l += len(p.Message)
+	for _, v3 := range p.Records {
+		l += v3.BLength()
+	}
+	l += len(p.Extra) * 8
+	for k4, v5 := range p.Extra {
+		l += len(k4)
+		l += len(v5)
+	}
+	l += len(p.Ids) * 8
+	l += len(p.Blob)
+	return l
+}
+
+// FastWrite writes p in the binary protocol at b[0:], which holds at least
+// p.BLength() bytes, and returns the bytes written.
+func (p *Small) FastWrite(b []byte) int {
+	if p == nil {
+		return thrift.Binary.WriteFieldStop(b)
+	}
+	off := 0
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 1)
+	off += thrift.Binary.WriteI64(b[off:], p.RequestID)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 2)
+	off += thrift.Binary.WriteI32(b[off:], p.Code)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 3)
+	off += thrift.Binary.WriteString(b[off:], p.Message)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.BOOL, 4)
+	off += thrift.Binary.WriteBool(b[off:], p.HasMore)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 5)
+	off += thrift.Binary.WriteI64(b[off:], p.Timestamp)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 6)
+	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRUCT, len(p.Records))
+	for _, v6 := range p.Records {
+		off += v6.FastWrite(b[off:])
+	}
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 7)
+	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.Extra))
+	for k7, v8 := range p.Extra {
+		off += thrift.Binary.WriteString(b[off:], k7)
+		off += thrift.Binary.WriteString(b[off:], v8)
+	}
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 8)
+	off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(p.Ids))
+	off += thrift.Binary.WriteI64Slice(b[off:], p.Ids)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 9)
+	off += thrift.Binary.WriteBinary(b[off:], p.Blob)
+	off += thrift.Binary.WriteFieldStop(b[off:])
+	return off
+}
+
+// FastWriteNocopy is FastWrite that hands strings and binaries of at least
+// thrift.NocopyThreshold bytes to w by reference (w may be nil). b must
+// still hold p.BLength() bytes; the caller trims what is left unused.
+func (p *Small) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
+	if p == nil {
+		return thrift.Binary.WriteFieldStop(b)
+	}
+	off := 0
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 1)
+	off += thrift.Binary.WriteI64(b[off:], p.RequestID)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 2)
+	off += thrift.Binary.WriteI32(b[off:], p.Code)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 3)
+	off += thrift.Binary.WriteStringNocopy(b[off:], w, p.Message)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.BOOL, 4)
+	off += thrift.Binary.WriteBool(b[off:], p.HasMore)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 5)
+	off += thrift.Binary.WriteI64(b[off:], p.Timestamp)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 6)
+	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRUCT, len(p.Records))
+	for _, v9 := range p.Records {
+		off += v9.FastWriteNocopy(b[off:], w)
+	}
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 7)
+	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.Extra))
+	for k10, v11 := range p.Extra {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, k10)
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, v11)
+	}
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 8)
+	off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(p.Ids))
+	off += thrift.Binary.WriteI64Slice(b[off:], p.Ids)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 9)
+	off += thrift.Binary.WriteBinaryNocopy(b[off:], w, p.Blob)
+	off += thrift.Binary.WriteFieldStop(b[off:])
+	return off
+}
+
+// FastRead reads p in the binary protocol from b[0:] and returns the bytes consumed.
+// Strings and binaries share one private copy of the struct's bytes (one
+// allocation for all of them), so b may be reused as soon as FastRead returns.
+func (p *Small) FastRead(b []byte) (int, error) {
+	if len(b) > 4096 {
+		if n, err := thrift.Binary.SkipDepth(b, thrift.STRUCT, 0); err == nil {
+			b = b[:n]
+		}
+	}
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
+// FastReadDepth is FastRead for a struct nested depth levels deep (1 for
+// the outermost); it fails past the codec's MaxDepth. It does not copy b:
+// strings and binaries read alias it, so b must stay alive and unchanged
+// while p is in use.
+func (p *Small) FastReadDepth(b []byte, depth int) (int, error) {
+	if err := thrift.CheckDepth(depth); err != nil {
+		return 0, err
+	}
+	off := 0
+	for {
+		t, id, n, err := thrift.Binary.ReadFieldBegin(b[off:])
+		if err != nil {
+			return off, err
+		}
+		off += n
+		if t == thrift.STOP {
+			break
+		}
+		switch id {
+		case 1:
+			if t == thrift.I64 {
+				p.RequestID, n, err = thrift.Binary.ReadI64(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Small.request_id: %w", err)
+				}
+				off += n
+				continue
+			}
+		case 2:
+			if t == thrift.I32 {
+				p.Code, n, err = thrift.Binary.ReadI32(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Small.code: %w", err)
+				}
+				off += n
+				continue
+			}
+		case 3:
+			if t == thrift.STRING {
+				p.Message, n, err = thrift.Binary.ReadStringNocopy(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Small.message: %w", err)
+				}
+				off += n
+				continue
+			}
+		case 4:
+			if t == thrift.BOOL {
+				p.HasMore, n, err = thrift.Binary.ReadBool(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Small.has_more: %w", err)
+				}
+				off += n
+				continue
+			}
+		case 5:
+			if t == thrift.I64 {
+				p.Timestamp, n, err = thrift.Binary.ReadI64(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Small.timestamp: %w", err)
+				}
+				off += n
+				continue
+			}
+		case 6:
+			if t == thrift.LIST {
+				{
+					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
+					if err != nil {
+						return off, fmt.Errorf("Small.records: %w", err)
+					}
+					off += n
+					if size != 0 && et != thrift.STRUCT {
+						return off, thrift.ElemTypeError("Small.records (list)", et, thrift.STRUCT)
+					}
+					l12 := make([]*Record, size)
+					a14 := make([]Record, size)
+					for i13 := range l12 {
+						v15 := &a14[i13]
+						n, err = v15.FastReadDepth(b[off:], depth+1)
+						if err != nil {
+							return off, fmt.Errorf("Small.records: %w", err)
+						}
+						off += n
+						l12[i13] = v15
+					}
+					p.Records = l12
+				}
+				continue
+			}
+		case 7:
+			if t == thrift.MAP {
+				{
+					kt, vt, size, n, err := thrift.Binary.ReadMapBegin(b[off:])
+					if err != nil {
+						return off, fmt.Errorf("Small.extra: %w", err)
+					}
+					off += n
+					if size != 0 && kt != thrift.STRING {
+						return off, thrift.ElemTypeError("Small.extra (map key)", kt, thrift.STRING)
+					}
+					if size != 0 && vt != thrift.STRING {
+						return off, thrift.ElemTypeError("Small.extra (map value)", vt, thrift.STRING)
+					}
+					m16 := make(map[string]string, size)
+					for i17 := 0; i17 < size; i17++ {
+						var k18 string
+						k18, n, err = thrift.Binary.ReadStringNocopy(b[off:])
+						if err != nil {
+							return off, fmt.Errorf("Small.extra: %w", err)
+						}
+						off += n
+						m16[k18], n, err = thrift.Binary.ReadStringNocopy(b[off:])
+						if err != nil {
+							return off, fmt.Errorf("Small.extra: %w", err)
+						}
+						off += n
+					}
+					p.Extra = m16
+				}
+				continue
+			}
+		case 8:
+			if t == thrift.LIST {
+				{
+					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
+					if err != nil {
+						return off, fmt.Errorf("Small.ids: %w", err)
+					}
+					off += n
+					if size != 0 && et != thrift.I64 {
+						return off, thrift.ElemTypeError("Small.ids (list)", et, thrift.I64)
+					}
+					l19 := make([]int64, size)
+					n, err = thrift.Binary.ReadI64Slice(b[off:], l19)
+					if err != nil {
+						return off, fmt.Errorf("Small.ids: %w", err)
+					}
+					off += n
+					p.Ids = l19
+				}
+				continue
+			}
+		case 9:
+			if t == thrift.STRING {
+				p.Blob, n, err = thrift.Binary.ReadBinaryNocopy(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Small.blob: %w", err)
+				}
+				off += n
+				continue
+			}
+		}
+		n, err = thrift.Binary.SkipDepth(b[off:], t, depth)
+		if err != nil {
+			return off, err
+		}
+		off += n
+	}
+	return off, nil
+}
+
+// BLengthCompact returns the size of p in the compact protocol.
+func (p *Small) BLengthCompact() int {
+	if p == nil {
+		return 1
+	}
+	l := 10
+	l += thrift.Compact.I64Length(p.RequestID)
+	l += thrift.Compact.I32Length(p.Code)
+	l += thrift.Compact.StringLength(p.Message)
+	l += thrift.Compact.I64Length(p.Timestamp)
+	l += thrift.Compact.ListBeginLength(len(p.Records))
+	for _, v20 := range p.Records {
+		l += v20.BLengthCompact()
+	}
+	l += thrift.Compact.MapBeginLength(len(p.Extra))
+	for k21, v22 := range p.Extra {
+		l += thrift.Compact.StringLength(k21)
+		l += thrift.Compact.StringLength(v22)
+	}
+	l += thrift.Compact.ListBeginLength(len(p.Ids))
+	l += thrift.Compact.I64SliceLength(p.Ids)
+	l += thrift.Compact.BinaryLength(p.Blob)
+	return l
+}
+
+// FastWriteCompact writes p in the compact protocol at b[0:], which holds at
+// least p.BLengthCompact() bytes, and returns the bytes written.
+func (p *Small) FastWriteCompact(b []byte) int {
+	if p == nil {
+		return thrift.Compact.WriteFieldStop(b)
+	}
+	off := 0
+	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.I64, 1, 0)
+	off += thrift.Compact.WriteI64(b[off:], p.RequestID)
+	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.I32, 2, 1)
+	off += thrift.Compact.WriteI32(b[off:], p.Code)
+	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.STRING, 3, 2)
+	off += thrift.Compact.WriteString(b[off:], p.Message)
+	off += thrift.Compact.WriteFieldBool(b[off:], 4, 3, p.HasMore)
+	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.I64, 5, 4)
+	off += thrift.Compact.WriteI64(b[off:], p.Timestamp)
+	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 6, 5)
+	off += thrift.Compact.WriteListBegin(b[off:], thrift.STRUCT, len(p.Records))
+	for _, v23 := range p.Records {
+		off += v23.FastWriteCompact(b[off:])
+	}
+	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 7, 6)
+	off += thrift.Compact.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.Extra))
+	for k24, v25 := range p.Extra {
+		off += thrift.Compact.WriteString(b[off:], k24)
+		off += thrift.Compact.WriteString(b[off:], v25)
+	}
+	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 8, 7)
+	off += thrift.Compact.WriteListBegin(b[off:], thrift.I64, len(p.Ids))
+	off += thrift.Compact.WriteI64Slice(b[off:], p.Ids)
+	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.STRING, 9, 8)
+	off += thrift.Compact.WriteBinary(b[off:], p.Blob)
+	off += thrift.Compact.WriteFieldStop(b[off:])
+	return off
+}
+
+// FastReadCompact reads p in the compact protocol from b[0:] and returns the bytes consumed.
+// Strings and binaries share one private copy of the struct's bytes (one
+// allocation for all of them), so b may be reused as soon as FastReadCompact returns.
+func (p *Small) FastReadCompact(b []byte) (int, error) {
+	if len(b) > 4096 {
+		if n, err := thrift.Compact.SkipDepth(b, thrift.STRUCT, 0); err == nil {
+			b = b[:n]
+		}
+	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadDepthCompact is FastReadCompact for a struct nested depth levels deep (1 for
+// the outermost); it fails past the codec's MaxDepth. It does not copy b:
+// strings and binaries read alias it, so b must stay alive and unchanged
+// while p is in use.
+func (p *Small) FastReadDepthCompact(b []byte, depth int) (int, error) {
+	if err := thrift.CheckDepth(depth); err != nil {
+		return 0, err
+	}
+	off := 0
+	var last int16
+	for {
+		t, id, bv, hb, n, err := thrift.Compact.ReadFieldBegin(b[off:], last)
+		if err != nil {
+			return off, err
+		}
+		off += n
+		if t == thrift.STOP {
+			break
+		}
+		last = id
+		switch id {
+		case 1:
+			if t == thrift.I64 {
+				p.RequestID, n, err = thrift.Compact.ReadI64(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Small.request_id: %w", err)
+				}
+				off += n
+				continue
+			}
+		case 2:
+			if t == thrift.I32 {
+				p.Code, n, err = thrift.Compact.ReadI32(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Small.code: %w", err)
+				}
+				off += n
+				continue
+			}
+		case 3:
+			if t == thrift.STRING {
+				p.Message, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Small.message: %w", err)
+				}
+				off += n
+				continue
+			}
+		case 4:
+			if t == thrift.BOOL {
+				if hb {
+					p.HasMore = bv
+				} else {
+					p.HasMore, n, err = thrift.Compact.ReadBool(b[off:])
+					if err != nil {
+						return off, fmt.Errorf("Small.has_more: %w", err)
+					}
+					off += n
+				}
+				continue
+			}
+		case 5:
+			if t == thrift.I64 {
+				p.Timestamp, n, err = thrift.Compact.ReadI64(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Small.timestamp: %w", err)
+				}
+				off += n
+				continue
+			}
+		case 6:
+			if t == thrift.LIST {
+				{
+					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
+					if err != nil {
+						return off, fmt.Errorf("Small.records: %w", err)
+					}
+					off += n
+					if size != 0 && et != thrift.STRUCT {
+						return off, thrift.ElemTypeError("Small.records (list)", et, thrift.STRUCT)
+					}
+					l26 := make([]*Record, size)
+					a28 := make([]Record, size)
+					for i27 := range l26 {
+						v29 := &a28[i27]
+						n, err = v29.FastReadDepthCompact(b[off:], depth+1)
+						if err != nil {
+							return off, fmt.Errorf("Small.records: %w", err)
+						}
+						off += n
+						l26[i27] = v29
+					}
+					p.Records = l26
+				}
+				continue
+			}
+		case 7:
+			if t == thrift.MAP {
+				{
+					kt, vt, size, n, err := thrift.Compact.ReadMapBegin(b[off:])
+					if err != nil {
+						return off, fmt.Errorf("Small.extra: %w", err)
+					}
+					off += n
+					if size != 0 && kt != thrift.STRING {
+						return off, thrift.ElemTypeError("Small.extra (map key)", kt, thrift.STRING)
+					}
+					if size != 0 && vt != thrift.STRING {
+						return off, thrift.ElemTypeError("Small.extra (map value)", vt, thrift.STRING)
+					}
+					m30 := make(map[string]string, size)
+					for i31 := 0; i31 < size; i31++ {
+						var k32 string
+						k32, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+						if err != nil {
+							return off, fmt.Errorf("Small.extra: %w", err)
+						}
+						off += n
+						m30[k32], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+						if err != nil {
+							return off, fmt.Errorf("Small.extra: %w", err)
+						}
+						off += n
+					}
+					p.Extra = m30
+				}
+				continue
+			}
+		case 8:
+			if t == thrift.LIST {
+				{
+					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
+					if err != nil {
+						return off, fmt.Errorf("Small.ids: %w", err)
+					}
+					off += n
+					if size != 0 && et != thrift.I64 {
+						return off, thrift.ElemTypeError("Small.ids (list)", et, thrift.I64)
+					}
+					l33 := make([]int64, size)
+					n, err = thrift.Compact.ReadI64Slice(b[off:], l33)
+					if err != nil {
+						return off, fmt.Errorf("Small.ids: %w", err)
+					}
+					off += n
+					p.Ids = l33
+				}
+				continue
+			}
+		case 9:
+			if t == thrift.STRING {
+				p.Blob, n, err = thrift.Compact.ReadBinaryNocopy(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Small.blob: %w", err)
+				}
+				off += n
+				continue
+			}
+		}
+		if t != thrift.BOOL || !hb {
+			n, err = thrift.Compact.SkipDepth(b[off:], t, depth)
+			if err != nil {
+				return off, err
+			}
+			off += n
+		}
+	}
+	return off, nil
+}
+
+type Large struct {
+	RequestID int64           `thrift:"request_id,1" json:"request_id"`
+	Ids       []int64         `thrift:"ids,2" json:"ids"`
+	Counts    []int32         `thrift:"counts,3" json:"counts"`
+	Scores    []float64       `thrift:"scores,4" json:"scores"`
+	Names     []string        `thrift:"names,5" json:"names"`
+	Index     map[int64]int64 `thrift:"index,6" json:"index"`
+	Records   []*Record       `thrift:"records,7" json:"records"`
+	Blob      []byte          `thrift:"blob,8" json:"blob"`
+}
+
+// NewLarge returns a new Large with the IDL's default values set.
+func NewLarge() *Large {
+	return &Large{}
+}
+
+// InitDefault sets p to a new Large with the IDL's default values.
+func (p *Large) InitDefault() {
+	*p = Large{}
+}
+
+var Large_Ids_DEFAULT []int64
+
+var Large_Counts_DEFAULT []int32
+
+var Large_Scores_DEFAULT []float64
+
+var Large_Names_DEFAULT []string
+
+var Large_Index_DEFAULT map[int64]int64
+
+var Large_Records_DEFAULT []*Record
+
+var Large_Blob_DEFAULT []byte
+
+// GetRequestID returns the value of RequestID (the zero value if p is nil).
+func (p *Large) GetRequestID() (v int64) {
+	if p != nil {
+		return p.RequestID
+	}
+	return
+}
+
+// GetIds returns the value of Ids, or Large_Ids_DEFAULT when it is unset.
+func (p *Large) GetIds() (v []int64) {
+	if p != nil && p.Ids != nil {
+		return p.Ids
+	}
+	return Large_Ids_DEFAULT
+}
+
+// IsSetIds reports whether Ids is set.
+func (p *Large) IsSetIds() bool {
+	return p != nil && p.Ids != nil
+}
+
+// GetCounts returns the value of Counts, or Large_Counts_DEFAULT when it is unset.
+func (p *Large) GetCounts() (v []int32) {
+	if p != nil && p.Counts != nil {
+		return p.Counts
+	}
+	return Large_Counts_DEFAULT
+}
+
+// IsSetCounts reports whether Counts is set.
+func (p *Large) IsSetCounts() bool {
+	return p != nil && p.Counts != nil
+}
+
+// GetScores returns the value of Scores, or Large_Scores_DEFAULT when it is unset.
+func (p *Large) GetScores() (v []float64) {
+	if p != nil && p.Scores != nil {
+		return p.Scores
+	}
+	return Large_Scores_DEFAULT
+}
+
+// IsSetScores reports whether Scores is set.
+func (p *Large) IsSetScores() bool {
+	return p != nil && p.Scores != nil
+}
+
+// GetNames returns the value of Names, or Large_Names_DEFAULT when it is unset.
+func (p *Large) GetNames() (v []string) {
+	if p != nil && p.Names != nil {
+		return p.Names
+	}
+	return Large_Names_DEFAULT
+}
+
+// IsSetNames reports whether Names is set.
+func (p *Large) IsSetNames() bool {
+	return p != nil && p.Names != nil
+}
+
+// GetIndex returns the value of Index, or Large_Index_DEFAULT when it is unset.
+func (p *Large) GetIndex() (v map[int64]int64) {
+	if p != nil && p.Index != nil {
+		return p.Index
+	}
+	return Large_Index_DEFAULT
+}
+
+// IsSetIndex reports whether Index is set.
+func (p *Large) IsSetIndex() bool {
+	return p != nil && p.Index != nil
+}
+
+// GetRecords returns the value of Records, or Large_Records_DEFAULT when it is unset.
+func (p *Large) GetRecords() (v []*Record) {
+	if p != nil && p.Records != nil {
+		return p.Records
+	}
+	return Large_Records_DEFAULT
+}
+
+// IsSetRecords reports whether Records is set.
+func (p *Large) IsSetRecords() bool {
+	return p != nil && p.Records != nil
+}
+
+// GetBlob returns the value of Blob, or Large_Blob_DEFAULT when it is unset.
+func (p *Large) GetBlob() (v []byte) {
+	if p != nil && p.Blob != nil {
+		return p.Blob
+	}
+	return Large_Blob_DEFAULT
+}
+
+// IsSetBlob reports whether Blob is set.
+func (p *Large) IsSetBlob() bool {
+	return p != nil && p.Blob != nil
+}
+
+// String returns a readable form of p, for logs and debugging.
+func (p *Large) String() string {
+	if p == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("Large(%+v)", *p)
+}
+
+// BLength returns the size of p in the binary protocol.
+func (p *Large) BLength() int {
+	if p == nil {
+		return 1
+	}
+	l := 68
+	l += len(p.Ids) * 8
+	l += len(p.Counts) * 4
+	l += len(p.Scores) * 8
+	l += len(p.Names) * 4
+	for _, v34 := range p.Names {
+		l += len(v34)
+	}
+	l += len(p.Index) * 16
+	for _, v35 := range p.Records {
+		l += v35.BLength()
+	}
+	l += len(p.Blob)
+	return l
+}
+
+// FastWrite writes p in the binary protocol at b[0:], which holds at least
+// p.BLength() bytes, and returns the bytes written.
+func (p *Large) FastWrite(b []byte) int {
+	if p == nil {
+		return thrift.Binary.WriteFieldStop(b)
+	}
+	off := 0
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 1)
+	off += thrift.Binary.WriteI64(b[off:], p.RequestID)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 2)
+	off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(p.Ids))
+	off += thrift.Binary.WriteI64Slice(b[off:], p.Ids)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 3)
+	off += thrift.Binary.WriteListBegin(b[off:], thrift.I32, len(p.Counts))
+	off += thrift.Binary.WriteI32Slice(b[off:], p.Counts)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 4)
+	off += thrift.Binary.WriteListBegin(b[off:], thrift.DOUBLE, len(p.Scores))
+	off += thrift.Binary.WriteDoubleSlice(b[off:], p.Scores)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 5)
+	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRING, len(p.Names))
+	for _, v36 := range p.Names {
+		off += thrift.Binary.WriteString(b[off:], v36)
+	}
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 6)
+	off += thrift.Binary.WriteMapBegin(b[off:], thrift.I64, thrift.I64, len(p.Index))
+	for k37, v38 := range p.Index {
+		off += thrift.Binary.WriteI64(b[off:], k37)
+		off += thrift.Binary.WriteI64(b[off:], v38)
+	}
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 7)
+	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRUCT, len(p.Records))
+	for _, v39 := range p.Records {
+		off += v39.FastWrite(b[off:])
+	}
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 8)
+	off += thrift.Binary.WriteBinary(b[off:], p.Blob)
+	off += thrift.Binary.WriteFieldStop(b[off:])
+	return off
+}
+
+// FastWriteNocopy is FastWrite that hands strings and binaries of at least
+// thrift.NocopyThreshold bytes to w by reference (w may be nil). b must
+// still hold p.BLength() bytes; the caller trims what is left unused.
+func (p *Large) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
+	if p == nil {
+		return thrift.Binary.WriteFieldStop(b)
+	}
+	off := 0
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 1)
+	off += thrift.Binary.WriteI64(b[off:], p.RequestID)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 2)
+	off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(p.Ids))
+	off += thrift.Binary.WriteI64Slice(b[off:], p.Ids)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 3)
+	off += thrift.Binary.WriteListBegin(b[off:], thrift.I32, len(p.Counts))
+	off += thrift.Binary.WriteI32Slice(b[off:], p.Counts)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 4)
+	off += thrift.Binary.WriteListBegin(b[off:], thrift.DOUBLE, len(p.Scores))
+	off += thrift.Binary.WriteDoubleSlice(b[off:], p.Scores)
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 5)
+	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRING, len(p.Names))
+	for _, v40 := range p.Names {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, v40)
+	}
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 6)
+	off += thrift.Binary.WriteMapBegin(b[off:], thrift.I64, thrift.I64, len(p.Index))
+	for k41, v42 := range p.Index {
+		off += thrift.Binary.WriteI64(b[off:], k41)
+		off += thrift.Binary.WriteI64(b[off:], v42)
+	}
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 7)
+	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRUCT, len(p.Records))
+	for _, v43 := range p.Records {
+		off += v43.FastWriteNocopy(b[off:], w)
+	}
+	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 8)
+	off += thrift.Binary.WriteBinaryNocopy(b[off:], w, p.Blob)
+	off += thrift.Binary.WriteFieldStop(b[off:])
+	return off
+}
+
+// FastRead reads p in the binary protocol from b[0:] and returns the bytes consumed.
+// Strings and binaries share one private copy of the struct's bytes (one
+// allocation for all of them), so b may be reused as soon as FastRead returns.
+func (p *Large) FastRead(b []byte) (int, error) {
+	if len(b) > 4096 {
+		if n, err := thrift.Binary.SkipDepth(b, thrift.STRUCT, 0); err == nil {
+			b = b[:n]
+		}
+	}
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
+// FastReadDepth is FastRead for a struct nested depth levels deep (1 for
+// the outermost); it fails past the codec's MaxDepth. It does not copy b:
+// strings and binaries read alias it, so b must stay alive and unchanged
+// while p is in use.
+func (p *Large) FastReadDepth(b []byte, depth int) (int, error) {
+	if err := thrift.CheckDepth(depth); err != nil {
+		return 0, err
+	}
+	off := 0
+	for {
+		t, id, n, err := thrift.Binary.ReadFieldBegin(b[off:])
+		if err != nil {
+			return off, err
+		}
+		off += n
+		if t == thrift.STOP {
+			break
+		}
+		switch id {
+		case 1:
+			if t == thrift.I64 {
+				p.RequestID, n, err = thrift.Binary.ReadI64(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Large.request_id: %w", err)
+				}
+				off += n
+				continue
+			}
+		case 2:
+			if t == thrift.LIST {
+				{
+					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
+					if err != nil {
+						return off, fmt.Errorf("Large.ids: %w", err)
+					}
+					off += n
+					if size != 0 && et != thrift.I64 {
+						return off, thrift.ElemTypeError("Large.ids (list)", et, thrift.I64)
+					}
+					l44 := make([]int64, size)
+					n, err = thrift.Binary.ReadI64Slice(b[off:], l44)
+					if err != nil {
+						return off, fmt.Errorf("Large.ids: %w", err)
+					}
+					off += n
+					p.Ids = l44
+				}
+				continue
+			}
+		case 3:
+			if t == thrift.LIST {
+				{
+					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
+					if err != nil {
+						return off, fmt.Errorf("Large.counts: %w", err)
+					}
+					off += n
+					if size != 0 && et != thrift.I32 {
+						return off, thrift.ElemTypeError("Large.counts (list)", et, thrift.I32)
+					}
+					l45 := make([]int32, size)
+					n, err = thrift.Binary.ReadI32Slice(b[off:], l45)
+					if err != nil {
+						return off, fmt.Errorf("Large.counts: %w", err)
+					}
+					off += n
+					p.Counts = l45
+				}
+				continue
+			}
+		case 4:
+			if t == thrift.LIST {
+				{
+					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
+					if err != nil {
+						return off, fmt.Errorf("Large.scores: %w", err)
+					}
+					off += n
+					if size != 0 && et != thrift.DOUBLE {
+						return off, thrift.ElemTypeError("Large.scores (list)", et, thrift.DOUBLE)
+					}
+					l46 := make([]float64, size)
+					n, err = thrift.Binary.ReadDoubleSlice(b[off:], l46)
+					if err != nil {
+						return off, fmt.Errorf("Large.scores: %w", err)
+					}
+					off += n
+					p.Scores = l46
+				}
+				continue
+			}
+		case 5:
+			if t == thrift.LIST {
+				{
+					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
+					if err != nil {
+						return off, fmt.Errorf("Large.names: %w", err)
+					}
+					off += n
+					if size != 0 && et != thrift.STRING {
+						return off, thrift.ElemTypeError("Large.names (list)", et, thrift.STRING)
+					}
+					l47 := make([]string, size)
+					for i48 := range l47 {
+						l47[i48], n, err = thrift.Binary.ReadStringNocopy(b[off:])
+						if err != nil {
+							return off, fmt.Errorf("Large.names: %w", err)
+						}
+						off += n
+					}
+					p.Names = l47
+				}
+				continue
+			}
+		case 6:
+			if t == thrift.MAP {
+				{
+					kt, vt, size, n, err := thrift.Binary.ReadMapBegin(b[off:])
+					if err != nil {
+						return off, fmt.Errorf("Large.index: %w", err)
+					}
+					off += n
+					if size != 0 && kt != thrift.I64 {
+						return off, thrift.ElemTypeError("Large.index (map key)", kt, thrift.I64)
+					}
+					if size != 0 && vt != thrift.I64 {
+						return off, thrift.ElemTypeError("Large.index (map value)", vt, thrift.I64)
+					}
+					m49 := make(map[int64]int64, size)
+					for i50 := 0; i50 < size; i50++ {
+						var k51 int64
+						k51, n, err = thrift.Binary.ReadI64(b[off:])
+						if err != nil {
+							return off, fmt.Errorf("Large.index: %w", err)
+						}
+						off += n
+						m49[k51], n, err = thrift.Binary.ReadI64(b[off:])
+						if err != nil {
+							return off, fmt.Errorf("Large.index: %w", err)
+						}
+						off += n
+					}
+					p.Index = m49
+				}
+				continue
+			}
+		case 7:
+			if t == thrift.LIST {
+				{
+					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
+					if err != nil {
+						return off, fmt.Errorf("Large.records: %w", err)
+					}
+					off += n
+					if size != 0 && et != thrift.STRUCT {
+						return off, thrift.ElemTypeError("Large.records (list)", et, thrift.STRUCT)
+					}
+					l52 := make([]*Record, size)
+					a54 := make([]Record, size)
+					for i53 := range l52 {
+						v55 := &a54[i53]
+						n, err = v55.FastReadDepth(b[off:], depth+1)
+						if err != nil {
+							return off, fmt.Errorf("Large.records: %w", err)
+						}
+						off += n
+						l52[i53] = v55
+					}
+					p.Records = l52
+				}
+				continue
+			}
+		case 8:
+			if t == thrift.STRING {
+				p.Blob, n, err = thrift.Binary.ReadBinaryNocopy(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Large.blob: %w", err)
+				}
+				off += n
+				continue
+			}
+		}
+		n, err = thrift.Binary.SkipDepth(b[off:], t, depth)
+		if err != nil {
+			return off, err
+		}
+		off += n
+	}
+	return off, nil
+}
+
+// BLengthCompact returns the size of p in the compact protocol.
+func (p *Large) BLengthCompact() int {
+	if p == nil {
+		return 1
+	}
+	l := 9
+	l += thrift.Compact.I64Length(p.RequestID)
+	l += thrift.Compact.ListBeginLength(len(p.Ids))
+	l += thrift.Compact.I64SliceLength(p.Ids)
+	l += thrift.Compact.ListBeginLength(len(p.Counts))
+	l += thrift.Compact.I32SliceLength(p.Counts)
+	l += thrift.Compact.ListBeginLength(len(p.Scores))
+	l += len(p.Scores) * 8
+	l += thrift.Compact.ListBeginLength(len(p.Names))
+	for _, v56 := range p.Names {
+		l += thrift.Compact.StringLength(v56)
+	}
+	l += thrift.Compact.MapBeginLength(len(p.Index))
+	for k57, v58 := range p.Index {
+		l += thrift.Compact.I64Length(k57)
+		l += thrift.Compact.I64Length(v58)
+	}
+	l += thrift.Compact.ListBeginLength(len(p.Records))
+	for _, v59 := range p.Records {
+		l += v59.BLengthCompact()
+	}
+	l += thrift.Compact.BinaryLength(p.Blob)
+	return l
+}
+
+// FastWriteCompact writes p in the compact protocol at b[0:], which holds at
+// least p.BLengthCompact() bytes, and returns the bytes written.
+func (p *Large) FastWriteCompact(b []byte) int {
+	if p == nil {
+		return thrift.Compact.WriteFieldStop(b)
+	}
+	off := 0
+	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.I64, 1, 0)
+	off += thrift.Compact.WriteI64(b[off:], p.RequestID)
+	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 2, 1)
+	off += thrift.Compact.WriteListBegin(b[off:], thrift.I64, len(p.Ids))
+	off += thrift.Compact.WriteI64Slice(b[off:], p.Ids)
+	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 3, 2)
+	off += thrift.Compact.WriteListBegin(b[off:], thrift.I32, len(p.Counts))
+	off += thrift.Compact.WriteI32Slice(b[off:], p.Counts)
+	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 4, 3)
+	off += thrift.Compact.WriteListBegin(b[off:], thrift.DOUBLE, len(p.Scores))
+	off += thrift.Compact.WriteDoubleSlice(b[off:], p.Scores)
+	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 5, 4)
+	off += thrift.Compact.WriteListBegin(b[off:], thrift.STRING, len(p.Names))
+	for _, v60 := range p.Names {
+		off += thrift.Compact.WriteString(b[off:], v60)
+	}
+	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 6, 5)
+	off += thrift.Compact.WriteMapBegin(b[off:], thrift.I64, thrift.I64, len(p.Index))
+	for k61, v62 := range p.Index {
+		off += thrift.Compact.WriteI64(b[off:], k61)
+		off += thrift.Compact.WriteI64(b[off:], v62)
+	}
+	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 7, 6)
+	off += thrift.Compact.WriteListBegin(b[off:], thrift.STRUCT, len(p.Records))
+	for _, v63 := range p.Records {
+		off += v63.FastWriteCompact(b[off:])
+	}
+	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.STRING, 8, 7)
+	off += thrift.Compact.WriteBinary(b[off:], p.Blob)
+	off += thrift.Compact.WriteFieldStop(b[off:])
+	return off
+}
+
+// FastReadCompact reads p in the compact protocol from b[0:] and returns the bytes consumed.
+// Strings and binaries share one private copy of the struct's bytes (one
+// allocation for all of them), so b may be reused as soon as FastReadCompact returns.
+func (p *Large) FastReadCompact(b []byte) (int, error) {
+	if len(b) > 4096 {
+		if n, err := thrift.Compact.SkipDepth(b, thrift.STRUCT, 0); err == nil {
+			b = b[:n]
+		}
+	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadDepthCompact is FastReadCompact for a struct nested depth levels deep (1 for
+// the outermost); it fails past the codec's MaxDepth. It does not copy b:
+// strings and binaries read alias it, so b must stay alive and unchanged
+// while p is in use.
+func (p *Large) FastReadDepthCompact(b []byte, depth int) (int, error) {
+	if err := thrift.CheckDepth(depth); err != nil {
+		return 0, err
+	}
+	off := 0
+	var last int16
+	for {
+		t, id, _, hb, n, err := thrift.Compact.ReadFieldBegin(b[off:], last)
+		if err != nil {
+			return off, err
+		}
+		off += n
+		if t == thrift.STOP {
+			break
+		}
+		last = id
+		switch id {
+		case 1:
+			if t == thrift.I64 {
+				p.RequestID, n, err = thrift.Compact.ReadI64(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Large.request_id: %w", err)
+				}
+				off += n
+				continue
+			}
+		case 2:
+			if t == thrift.LIST {
+				{
+					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
+					if err != nil {
+						return off, fmt.Errorf("Large.ids: %w", err)
+					}
+					off += n
+					if size != 0 && et != thrift.I64 {
+						return off, thrift.ElemTypeError("Large.ids (list)", et, thrift.I64)
+					}
+					l64 := make([]int64, size)
+					n, err = thrift.Compact.ReadI64Slice(b[off:], l64)
+					if err != nil {
+						return off, fmt.Errorf("Large.ids: %w", err)
+					}
+					off += n
+					p.Ids = l64
+				}
+				continue
+			}
+		case 3:
+			if t == thrift.LIST {
+				{
+					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
+					if err != nil {
+						return off, fmt.Errorf("Large.counts: %w", err)
+					}
+					off += n
+					if size != 0 && et != thrift.I32 {
+						return off, thrift.ElemTypeError("Large.counts (list)", et, thrift.I32)
+					}
+					l65 := make([]int32, size)
+					n, err = thrift.Compact.ReadI32Slice(b[off:], l65)
+					if err != nil {
+						return off, fmt.Errorf("Large.counts: %w", err)
+					}
+					off += n
+					p.Counts = l65
+				}
+				continue
+			}
+		case 4:
+			if t == thrift.LIST {
+				{
+					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
+					if err != nil {
+						return off, fmt.Errorf("Large.scores: %w", err)
+					}
+					off += n
+					if size != 0 && et != thrift.DOUBLE {
+						return off, thrift.ElemTypeError("Large.scores (list)", et, thrift.DOUBLE)
+					}
+					l66 := make([]float64, size)
+					n, err = thrift.Compact.ReadDoubleSlice(b[off:], l66)
+					if err != nil {
+						return off, fmt.Errorf("Large.scores: %w", err)
+					}
+					off += n
+					p.Scores = l66
+				}
+				continue
+			}
+		case 5:
+			if t == thrift.LIST {
+				{
+					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
+					if err != nil {
+						return off, fmt.Errorf("Large.names: %w", err)
+					}
+					off += n
+					if size != 0 && et != thrift.STRING {
+						return off, thrift.ElemTypeError("Large.names (list)", et, thrift.STRING)
+					}
+					l67 := make([]string, size)
+					for i68 := range l67 {
+						l67[i68], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+						if err != nil {
+							return off, fmt.Errorf("Large.names: %w", err)
+						}
+						off += n
+					}
+					p.Names = l67
+				}
+				continue
+			}
+		case 6:
+			if t == thrift.MAP {
+				{
+					kt, vt, size, n, err := thrift.Compact.ReadMapBegin(b[off:])
+					if err != nil {
+						return off, fmt.Errorf("Large.index: %w", err)
+					}
+					off += n
+					if size != 0 && kt != thrift.I64 {
+						return off, thrift.ElemTypeError("Large.index (map key)", kt, thrift.I64)
+					}
+					if size != 0 && vt != thrift.I64 {
+						return off, thrift.ElemTypeError("Large.index (map value)", vt, thrift.I64)
+					}
+					m69 := make(map[int64]int64, size)
+					for i70 := 0; i70 < size; i70++ {
+						var k71 int64
+						k71, n, err = thrift.Compact.ReadI64(b[off:])
+						if err != nil {
+							return off, fmt.Errorf("Large.index: %w", err)
+						}
+						off += n
+						m69[k71], n, err = thrift.Compact.ReadI64(b[off:])
+						if err != nil {
+							return off, fmt.Errorf("Large.index: %w", err)
+						}
+						off += n
+					}
+					p.Index = m69
+				}
+				continue
+			}
+		case 7:
+			if t == thrift.LIST {
+				{
+					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
+					if err != nil {
+						return off, fmt.Errorf("Large.records: %w", err)
+					}
+					off += n
+					if size != 0 && et != thrift.STRUCT {
+						return off, thrift.ElemTypeError("Large.records (list)", et, thrift.STRUCT)
+					}
+					l72 := make([]*Record, size)
+					a74 := make([]Record, size)
+					for i73 := range l72 {
+						v75 := &a74[i73]
+						n, err = v75.FastReadDepthCompact(b[off:], depth+1)
+						if err != nil {
+							return off, fmt.Errorf("Large.records: %w", err)
+						}
+						off += n
+						l72[i73] = v75
+					}
+					p.Records = l72
+				}
+				continue
+			}
+		case 8:
+			if t == thrift.STRING {
+				p.Blob, n, err = thrift.Compact.ReadBinaryNocopy(b[off:])
+				if err != nil {
+					return off, fmt.Errorf("Large.blob: %w", err)
+				}
+				off += n
+				continue
+			}
+		}
+		if t != thrift.BOOL || !hb {
+			n, err = thrift.Compact.SkipDepth(b[off:], t, depth)
+			if err != nil {
+				return off, err
+			}
+			off += n
+		}
+	}
+	return off, nil
+}
+
 type Kind int64
 
 const (
@@ -435,13 +2237,13 @@ func (p *Item) BLength() int {
 	l += len(p.Title)
 	l += p.Price.BLength()
 	l += len(p.Tags) * 4
-	for _, v1 := range p.Tags {
-		l += len(v1)
+	for _, v76 := range p.Tags {
+		l += len(v76)
 	}
 	l += len(p.Attrs) * 8
-	for k2, v3 := range p.Attrs {
-		l += len(k2)
-		l += len(v3)
+	for k77, v78 := range p.Attrs {
+		l += len(k77)
+		l += len(v78)
 	}
 	if p.Note != nil {
 		l += 7
@@ -471,14 +2273,14 @@ func (p *Item) FastWrite(b []byte) int {
 	off += thrift.Binary.WriteBool(b[off:], p.Available)
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 7)
 	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRING, len(p.Tags))
-	for _, v4 := range p.Tags {
-		off += thrift.Binary.WriteString(b[off:], v4)
+	for _, v79 := range p.Tags {
+		off += thrift.Binary.WriteString(b[off:], v79)
 	}
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 8)
 	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.Attrs))
-	for k5, v6 := range p.Attrs {
-		off += thrift.Binary.WriteString(b[off:], k5)
-		off += thrift.Binary.WriteString(b[off:], v6)
+	for k80, v81 := range p.Attrs {
+		off += thrift.Binary.WriteString(b[off:], k80)
+		off += thrift.Binary.WriteString(b[off:], v81)
 	}
 	if p.Note != nil {
 		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 9)
@@ -510,14 +2312,14 @@ func (p *Item) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 	off += thrift.Binary.WriteBool(b[off:], p.Available)
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 7)
 	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRING, len(p.Tags))
-	for _, v7 := range p.Tags {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, v7)
+	for _, v82 := range p.Tags {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, v82)
 	}
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 8)
 	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.Attrs))
-	for k8, v9 := range p.Attrs {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, k8)
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, v9)
+	for k83, v84 := range p.Attrs {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, k83)
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, v84)
 	}
 	if p.Note != nil {
 		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 9)
@@ -583,12 +2385,12 @@ func (p *Item) FastReadDepth(b []byte, depth int) (int, error) {
 			}
 		case 3:
 			if t == thrift.I32 {
-				v10, n, err := thrift.Binary.ReadI32(b[off:])
+				v85, n, err := thrift.Binary.ReadI32(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Item.kind: %w", err)
 				}
 				off += n
-				p.Kind = Kind(v10)
+				p.Kind = Kind(v85)
 				continue
 			}
 		case 4:
@@ -596,14 +2398,14 @@ func (p *Item) FastReadDepth(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				v11 := &opt.f0000
-				v11.InitDefault()
-				n, err = v11.FastReadDepth(b[off:], depth+1)
+				v86 := &opt.f0000
+				v86.InitDefault()
+				n, err = v86.FastReadDepth(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("Item.price: %w", err)
 				}
 				off += n
-				p.Price = v11
+				p.Price = v86
 				continue
 			}
 		case 5:
@@ -635,15 +2437,15 @@ func (p *Item) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Item.tags (list)", et, thrift.STRING)
 					}
-					l12 := make([]string, size)
-					for i13 := range l12 {
-						l12[i13], n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					l87 := make([]string, size)
+					for i88 := range l87 {
+						l87[i88], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Item.tags: %w", err)
 						}
 						off += n
 					}
-					p.Tags = l12
+					p.Tags = l87
 				}
 				continue
 			}
@@ -661,21 +2463,21 @@ func (p *Item) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRING {
 						return off, thrift.ElemTypeError("Item.attrs (map value)", vt, thrift.STRING)
 					}
-					m14 := make(map[string]string, size)
-					for i15 := 0; i15 < size; i15++ {
-						var k16 string
-						k16, n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					m89 := make(map[string]string, size)
+					for i90 := 0; i90 < size; i90++ {
+						var k91 string
+						k91, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Item.attrs: %w", err)
 						}
 						off += n
-						m14[k16], n, err = thrift.Binary.ReadStringNocopy(b[off:])
+						m89[k91], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Item.attrs: %w", err)
 						}
 						off += n
 					}
-					p.Attrs = m14
+					p.Attrs = m89
 				}
 				continue
 			}
@@ -713,13 +2515,13 @@ func (p *Item) BLengthCompact() int {
 	l += thrift.Compact.I32Length(int32(p.Kind))
 	l += p.Price.BLengthCompact()
 	l += thrift.Compact.ListBeginLength(len(p.Tags))
-	for _, v17 := range p.Tags {
-		l += thrift.Compact.StringLength(v17)
+	for _, v92 := range p.Tags {
+		l += thrift.Compact.StringLength(v92)
 	}
 	l += thrift.Compact.MapBeginLength(len(p.Attrs))
-	for k18, v19 := range p.Attrs {
-		l += thrift.Compact.StringLength(k18)
-		l += thrift.Compact.StringLength(v19)
+	for k93, v94 := range p.Attrs {
+		l += thrift.Compact.StringLength(k93)
+		l += thrift.Compact.StringLength(v94)
 	}
 	last := int16(8)
 	_ = last
@@ -751,14 +2553,14 @@ func (p *Item) FastWriteCompact(b []byte) int {
 	off += thrift.Compact.WriteFieldBool(b[off:], 6, 5, p.Available)
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 7, 6)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.STRING, len(p.Tags))
-	for _, v20 := range p.Tags {
-		off += thrift.Compact.WriteString(b[off:], v20)
+	for _, v95 := range p.Tags {
+		off += thrift.Compact.WriteString(b[off:], v95)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 8, 7)
 	off += thrift.Compact.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.Attrs))
-	for k21, v22 := range p.Attrs {
-		off += thrift.Compact.WriteString(b[off:], k21)
-		off += thrift.Compact.WriteString(b[off:], v22)
+	for k96, v97 := range p.Attrs {
+		off += thrift.Compact.WriteString(b[off:], k96)
+		off += thrift.Compact.WriteString(b[off:], v97)
 	}
 	last := int16(8)
 	_ = last
@@ -829,12 +2631,12 @@ func (p *Item) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			}
 		case 3:
 			if t == thrift.I32 {
-				v23, n, err := thrift.Compact.ReadI32(b[off:])
+				v98, n, err := thrift.Compact.ReadI32(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Item.kind: %w", err)
 				}
 				off += n
-				p.Kind = Kind(v23)
+				p.Kind = Kind(v98)
 				continue
 			}
 		case 4:
@@ -842,14 +2644,14 @@ func (p *Item) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				v24 := &opt.f0000
-				v24.InitDefault()
-				n, err = v24.FastReadDepthCompact(b[off:], depth+1)
+				v99 := &opt.f0000
+				v99.InitDefault()
+				n, err = v99.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("Item.price: %w", err)
 				}
 				off += n
-				p.Price = v24
+				p.Price = v99
 				continue
 			}
 		case 5:
@@ -885,15 +2687,15 @@ func (p *Item) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Item.tags (list)", et, thrift.STRING)
 					}
-					l25 := make([]string, size)
-					for i26 := range l25 {
-						l25[i26], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					l100 := make([]string, size)
+					for i101 := range l100 {
+						l100[i101], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Item.tags: %w", err)
 						}
 						off += n
 					}
-					p.Tags = l25
+					p.Tags = l100
 				}
 				continue
 			}
@@ -911,21 +2713,21 @@ func (p *Item) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRING {
 						return off, thrift.ElemTypeError("Item.attrs (map value)", vt, thrift.STRING)
 					}
-					m27 := make(map[string]string, size)
-					for i28 := 0; i28 < size; i28++ {
-						var k29 string
-						k29, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					m102 := make(map[string]string, size)
+					for i103 := 0; i103 < size; i103++ {
+						var k104 string
+						k104, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Item.attrs: %w", err)
 						}
 						off += n
-						m27[k29], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+						m102[k104], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Item.attrs: %w", err)
 						}
 						off += n
 					}
-					p.Attrs = m27
+					p.Attrs = m102
 				}
 				continue
 			}
@@ -954,7 +2756,7 @@ func (p *Item) FastReadDepthCompact(b []byte, depth int) (int, error) {
 	return off, nil
 }
 
-type Small struct {
+type Maps struct {
 	RequestID int64             `thrift:"request_id,1" json:"request_id"`
 	Caller    string            `thrift:"caller,2" json:"caller"`
 	Headers   map[string]string `thrift:"headers,3" json:"headers"`
@@ -967,32 +2769,32 @@ type Small struct {
 	Weights   []float64         `thrift:"weights,10" json:"weights"`
 }
 
-// NewSmall returns a new Small with the IDL's default values set.
-func NewSmall() *Small {
-	return &Small{}
+// NewMaps returns a new Maps with the IDL's default values set.
+func NewMaps() *Maps {
+	return &Maps{}
 }
 
-// InitDefault sets p to a new Small with the IDL's default values.
-func (p *Small) InitDefault() {
-	*p = Small{}
+// InitDefault sets p to a new Maps with the IDL's default values.
+func (p *Maps) InitDefault() {
+	*p = Maps{}
 }
 
-var Small_Headers_DEFAULT map[string]string
+var Maps_Headers_DEFAULT map[string]string
 
-var Small_Ids_DEFAULT []int64
+var Maps_Ids_DEFAULT []int64
 
-var Small_Items_DEFAULT []*Item
+var Maps_Items_DEFAULT []*Item
 
-var Small_Counters_DEFAULT map[string]int64
+var Maps_Counters_DEFAULT map[string]int64
 
-var Small_Blob_DEFAULT []byte
+var Maps_Blob_DEFAULT []byte
 
-var Small_Trace_DEFAULT string
+var Maps_Trace_DEFAULT string
 
-var Small_Weights_DEFAULT []float64
+var Maps_Weights_DEFAULT []float64
 
 // GetRequestID returns the value of RequestID (the zero value if p is nil).
-func (p *Small) GetRequestID() (v int64) {
+func (p *Maps) GetRequestID() (v int64) {
 	if p != nil {
 		return p.RequestID
 	}
@@ -1000,139 +2802,139 @@ func (p *Small) GetRequestID() (v int64) {
 }
 
 // GetCaller returns the value of Caller (the zero value if p is nil).
-func (p *Small) GetCaller() (v string) {
+func (p *Maps) GetCaller() (v string) {
 	if p != nil {
 		return p.Caller
 	}
 	return
 }
 
-// GetHeaders returns the value of Headers, or Small_Headers_DEFAULT when it is unset.
-func (p *Small) GetHeaders() (v map[string]string) {
+// GetHeaders returns the value of Headers, or Maps_Headers_DEFAULT when it is unset.
+func (p *Maps) GetHeaders() (v map[string]string) {
 	if p != nil && p.Headers != nil {
 		return p.Headers
 	}
-	return Small_Headers_DEFAULT
+	return Maps_Headers_DEFAULT
 }
 
 // IsSetHeaders reports whether Headers is set.
-func (p *Small) IsSetHeaders() bool {
+func (p *Maps) IsSetHeaders() bool {
 	return p != nil && p.Headers != nil
 }
 
-// GetIds returns the value of Ids, or Small_Ids_DEFAULT when it is unset.
-func (p *Small) GetIds() (v []int64) {
+// GetIds returns the value of Ids, or Maps_Ids_DEFAULT when it is unset.
+func (p *Maps) GetIds() (v []int64) {
 	if p != nil && p.Ids != nil {
 		return p.Ids
 	}
-	return Small_Ids_DEFAULT
+	return Maps_Ids_DEFAULT
 }
 
 // IsSetIds reports whether Ids is set.
-func (p *Small) IsSetIds() bool {
+func (p *Maps) IsSetIds() bool {
 	return p != nil && p.Ids != nil
 }
 
-// GetItems returns the value of Items, or Small_Items_DEFAULT when it is unset.
-func (p *Small) GetItems() (v []*Item) {
+// GetItems returns the value of Items, or Maps_Items_DEFAULT when it is unset.
+func (p *Maps) GetItems() (v []*Item) {
 	if p != nil && p.Items != nil {
 		return p.Items
 	}
-	return Small_Items_DEFAULT
+	return Maps_Items_DEFAULT
 }
 
 // IsSetItems reports whether Items is set.
-func (p *Small) IsSetItems() bool {
+func (p *Maps) IsSetItems() bool {
 	return p != nil && p.Items != nil
 }
 
-// GetCounters returns the value of Counters, or Small_Counters_DEFAULT when it is unset.
-func (p *Small) GetCounters() (v map[string]int64) {
+// GetCounters returns the value of Counters, or Maps_Counters_DEFAULT when it is unset.
+func (p *Maps) GetCounters() (v map[string]int64) {
 	if p != nil && p.Counters != nil {
 		return p.Counters
 	}
-	return Small_Counters_DEFAULT
+	return Maps_Counters_DEFAULT
 }
 
 // IsSetCounters reports whether Counters is set.
-func (p *Small) IsSetCounters() bool {
+func (p *Maps) IsSetCounters() bool {
 	return p != nil && p.Counters != nil
 }
 
-// GetBlob returns the value of Blob, or Small_Blob_DEFAULT when it is unset.
-func (p *Small) GetBlob() (v []byte) {
+// GetBlob returns the value of Blob, or Maps_Blob_DEFAULT when it is unset.
+func (p *Maps) GetBlob() (v []byte) {
 	if p != nil && p.Blob != nil {
 		return p.Blob
 	}
-	return Small_Blob_DEFAULT
+	return Maps_Blob_DEFAULT
 }
 
 // IsSetBlob reports whether Blob is set.
-func (p *Small) IsSetBlob() bool {
+func (p *Maps) IsSetBlob() bool {
 	return p != nil && p.Blob != nil
 }
 
-// GetTrace returns the value of Trace, or Small_Trace_DEFAULT when it is unset.
-func (p *Small) GetTrace() (v string) {
+// GetTrace returns the value of Trace, or Maps_Trace_DEFAULT when it is unset.
+func (p *Maps) GetTrace() (v string) {
 	if p != nil && p.Trace != nil {
 		return *p.Trace
 	}
-	return Small_Trace_DEFAULT
+	return Maps_Trace_DEFAULT
 }
 
 // IsSetTrace reports whether Trace is set.
-func (p *Small) IsSetTrace() bool {
+func (p *Maps) IsSetTrace() bool {
 	return p != nil && p.Trace != nil
 }
 
 // GetPage returns the value of Page (the zero value if p is nil).
-func (p *Small) GetPage() (v int32) {
+func (p *Maps) GetPage() (v int32) {
 	if p != nil {
 		return p.Page
 	}
 	return
 }
 
-// GetWeights returns the value of Weights, or Small_Weights_DEFAULT when it is unset.
-func (p *Small) GetWeights() (v []float64) {
+// GetWeights returns the value of Weights, or Maps_Weights_DEFAULT when it is unset.
+func (p *Maps) GetWeights() (v []float64) {
 	if p != nil && p.Weights != nil {
 		return p.Weights
 	}
-	return Small_Weights_DEFAULT
+	return Maps_Weights_DEFAULT
 }
 
 // IsSetWeights reports whether Weights is set.
-func (p *Small) IsSetWeights() bool {
+func (p *Maps) IsSetWeights() bool {
 	return p != nil && p.Weights != nil
 }
 
 // String returns a readable form of p, for logs and debugging.
-func (p *Small) String() string {
+func (p *Maps) String() string {
 	if p == nil {
 		return "<nil>"
 	}
-	return fmt.Sprintf("Small(%+v)", *p)
+	return fmt.Sprintf("Maps(%+v)", *p)
 }
 
 // BLength returns the size of p in the binary protocol.
-func (p *Small) BLength() int {
+func (p *Maps) BLength() int {
 	if p == nil {
 		return 1
 	}
 	l := 75
 	l += len(p.Caller)
 	l += len(p.Headers) * 8
-	for k30, v31 := range p.Headers {
-		l += len(k30)
-		l += len(v31)
+	for k105, v106 := range p.Headers {
+		l += len(k105)
+		l += len(v106)
 	}
 	l += len(p.Ids) * 8
-	for _, v32 := range p.Items {
-		l += v32.BLength()
+	for _, v107 := range p.Items {
+		l += v107.BLength()
 	}
 	l += len(p.Counters) * 12
-	for k33 := range p.Counters {
-		l += len(k33)
+	for k108 := range p.Counters {
+		l += len(k108)
 	}
 	l += len(p.Blob)
 	if p.Trace != nil {
@@ -1145,7 +2947,7 @@ func (p *Small) BLength() int {
 
 // FastWrite writes p in the binary protocol at b[0:], which holds at least
 // p.BLength() bytes, and returns the bytes written.
-func (p *Small) FastWrite(b []byte) int {
+func (p *Maps) FastWrite(b []byte) int {
 	if p == nil {
 		return thrift.Binary.WriteFieldStop(b)
 	}
@@ -1156,23 +2958,23 @@ func (p *Small) FastWrite(b []byte) int {
 	off += thrift.Binary.WriteString(b[off:], p.Caller)
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 3)
 	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.Headers))
-	for k35, v36 := range p.Headers {
-		off += thrift.Binary.WriteString(b[off:], k35)
-		off += thrift.Binary.WriteString(b[off:], v36)
+	for k110, v111 := range p.Headers {
+		off += thrift.Binary.WriteString(b[off:], k110)
+		off += thrift.Binary.WriteString(b[off:], v111)
 	}
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 4)
 	off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(p.Ids))
 	off += thrift.Binary.WriteI64Slice(b[off:], p.Ids)
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 5)
 	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRUCT, len(p.Items))
-	for _, v37 := range p.Items {
-		off += v37.FastWrite(b[off:])
+	for _, v112 := range p.Items {
+		off += v112.FastWrite(b[off:])
 	}
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 6)
 	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.I64, len(p.Counters))
-	for k38, v39 := range p.Counters {
-		off += thrift.Binary.WriteString(b[off:], k38)
-		off += thrift.Binary.WriteI64(b[off:], v39)
+	for k113, v114 := range p.Counters {
+		off += thrift.Binary.WriteString(b[off:], k113)
+		off += thrift.Binary.WriteI64(b[off:], v114)
 	}
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 7)
 	off += thrift.Binary.WriteBinary(b[off:], p.Blob)
@@ -1192,7 +2994,7 @@ func (p *Small) FastWrite(b []byte) int {
 // FastWriteNocopy is FastWrite that hands strings and binaries of at least
 // thrift.NocopyThreshold bytes to w by reference (w may be nil). b must
 // still hold p.BLength() bytes; the caller trims what is left unused.
-func (p *Small) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
+func (p *Maps) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 	if p == nil {
 		return thrift.Binary.WriteFieldStop(b)
 	}
@@ -1203,23 +3005,23 @@ func (p *Small) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 	off += thrift.Binary.WriteStringNocopy(b[off:], w, p.Caller)
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 3)
 	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.Headers))
-	for k40, v41 := range p.Headers {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, k40)
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, v41)
+	for k115, v116 := range p.Headers {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, k115)
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, v116)
 	}
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 4)
 	off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(p.Ids))
 	off += thrift.Binary.WriteI64Slice(b[off:], p.Ids)
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 5)
 	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRUCT, len(p.Items))
-	for _, v42 := range p.Items {
-		off += v42.FastWriteNocopy(b[off:], w)
+	for _, v117 := range p.Items {
+		off += v117.FastWriteNocopy(b[off:], w)
 	}
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 6)
 	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.I64, len(p.Counters))
-	for k43, v44 := range p.Counters {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, k43)
-		off += thrift.Binary.WriteI64(b[off:], v44)
+	for k118, v119 := range p.Counters {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, k118)
+		off += thrift.Binary.WriteI64(b[off:], v119)
 	}
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 7)
 	off += thrift.Binary.WriteBinaryNocopy(b[off:], w, p.Blob)
@@ -1239,7 +3041,7 @@ func (p *Small) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 // FastRead reads p in the binary protocol from b[0:] and returns the bytes consumed.
 // Strings and binaries share one private copy of the struct's bytes (one
 // allocation for all of them), so b may be reused as soon as FastRead returns.
-func (p *Small) FastRead(b []byte) (int, error) {
+func (p *Maps) FastRead(b []byte) (int, error) {
 	if len(b) > 4096 {
 		if n, err := thrift.Binary.SkipDepth(b, thrift.STRUCT, 0); err == nil {
 			b = b[:n]
@@ -1252,7 +3054,7 @@ func (p *Small) FastRead(b []byte) (int, error) {
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
 // while p is in use.
-func (p *Small) FastReadDepth(b []byte, depth int) (int, error) {
+func (p *Maps) FastReadDepth(b []byte, depth int) (int, error) {
 	if err := thrift.CheckDepth(depth); err != nil {
 		return 0, err
 	}
@@ -1271,7 +3073,7 @@ func (p *Small) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.I64 {
 				p.RequestID, n, err = thrift.Binary.ReadI64(b[off:])
 				if err != nil {
-					return off, fmt.Errorf("Small.request_id: %w", err)
+					return off, fmt.Errorf("Maps.request_id: %w", err)
 				}
 				off += n
 				continue
@@ -1280,7 +3082,7 @@ func (p *Small) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.STRING {
 				p.Caller, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 				if err != nil {
-					return off, fmt.Errorf("Small.caller: %w", err)
+					return off, fmt.Errorf("Maps.caller: %w", err)
 				}
 				off += n
 				continue
@@ -1290,30 +3092,30 @@ func (p *Small) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					kt, vt, size, n, err := thrift.Binary.ReadMapBegin(b[off:])
 					if err != nil {
-						return off, fmt.Errorf("Small.headers: %w", err)
+						return off, fmt.Errorf("Maps.headers: %w", err)
 					}
 					off += n
 					if size != 0 && kt != thrift.STRING {
-						return off, thrift.ElemTypeError("Small.headers (map key)", kt, thrift.STRING)
+						return off, thrift.ElemTypeError("Maps.headers (map key)", kt, thrift.STRING)
 					}
 					if size != 0 && vt != thrift.STRING {
-						return off, thrift.ElemTypeError("Small.headers (map value)", vt, thrift.STRING)
+						return off, thrift.ElemTypeError("Maps.headers (map value)", vt, thrift.STRING)
 					}
-					m45 := make(map[string]string, size)
-					for i46 := 0; i46 < size; i46++ {
-						var k47 string
-						k47, n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					m120 := make(map[string]string, size)
+					for i121 := 0; i121 < size; i121++ {
+						var k122 string
+						k122, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, fmt.Errorf("Small.headers: %w", err)
+							return off, fmt.Errorf("Maps.headers: %w", err)
 						}
 						off += n
-						m45[k47], n, err = thrift.Binary.ReadStringNocopy(b[off:])
+						m120[k122], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, fmt.Errorf("Small.headers: %w", err)
+							return off, fmt.Errorf("Maps.headers: %w", err)
 						}
 						off += n
 					}
-					p.Headers = m45
+					p.Headers = m120
 				}
 				continue
 			}
@@ -1322,19 +3124,19 @@ func (p *Small) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 					if err != nil {
-						return off, fmt.Errorf("Small.ids: %w", err)
+						return off, fmt.Errorf("Maps.ids: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.I64 {
-						return off, thrift.ElemTypeError("Small.ids (list)", et, thrift.I64)
+						return off, thrift.ElemTypeError("Maps.ids (list)", et, thrift.I64)
 					}
-					l48 := make([]int64, size)
-					n, err = thrift.Binary.ReadI64Slice(b[off:], l48)
+					l123 := make([]int64, size)
+					n, err = thrift.Binary.ReadI64Slice(b[off:], l123)
 					if err != nil {
-						return off, fmt.Errorf("Small.ids: %w", err)
+						return off, fmt.Errorf("Maps.ids: %w", err)
 					}
 					off += n
-					p.Ids = l48
+					p.Ids = l123
 				}
 				continue
 			}
@@ -1343,24 +3145,24 @@ func (p *Small) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 					if err != nil {
-						return off, fmt.Errorf("Small.items: %w", err)
+						return off, fmt.Errorf("Maps.items: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.STRUCT {
-						return off, thrift.ElemTypeError("Small.items (list)", et, thrift.STRUCT)
+						return off, thrift.ElemTypeError("Maps.items (list)", et, thrift.STRUCT)
 					}
-					l49 := make([]*Item, size)
-					a51 := make([]Item, size)
-					for i50 := range l49 {
-						v52 := &a51[i50]
-						n, err = v52.FastReadDepth(b[off:], depth+1)
+					l124 := make([]*Item, size)
+					a126 := make([]Item, size)
+					for i125 := range l124 {
+						v127 := &a126[i125]
+						n, err = v127.FastReadDepth(b[off:], depth+1)
 						if err != nil {
-							return off, fmt.Errorf("Small.items: %w", err)
+							return off, fmt.Errorf("Maps.items: %w", err)
 						}
 						off += n
-						l49[i50] = v52
+						l124[i125] = v127
 					}
-					p.Items = l49
+					p.Items = l124
 				}
 				continue
 			}
@@ -1369,30 +3171,30 @@ func (p *Small) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					kt, vt, size, n, err := thrift.Binary.ReadMapBegin(b[off:])
 					if err != nil {
-						return off, fmt.Errorf("Small.counters: %w", err)
+						return off, fmt.Errorf("Maps.counters: %w", err)
 					}
 					off += n
 					if size != 0 && kt != thrift.STRING {
-						return off, thrift.ElemTypeError("Small.counters (map key)", kt, thrift.STRING)
+						return off, thrift.ElemTypeError("Maps.counters (map key)", kt, thrift.STRING)
 					}
 					if size != 0 && vt != thrift.I64 {
-						return off, thrift.ElemTypeError("Small.counters (map value)", vt, thrift.I64)
+						return off, thrift.ElemTypeError("Maps.counters (map value)", vt, thrift.I64)
 					}
-					m53 := make(map[string]int64, size)
-					for i54 := 0; i54 < size; i54++ {
-						var k55 string
-						k55, n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					m128 := make(map[string]int64, size)
+					for i129 := 0; i129 < size; i129++ {
+						var k130 string
+						k130, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, fmt.Errorf("Small.counters: %w", err)
+							return off, fmt.Errorf("Maps.counters: %w", err)
 						}
 						off += n
-						m53[k55], n, err = thrift.Binary.ReadI64(b[off:])
+						m128[k130], n, err = thrift.Binary.ReadI64(b[off:])
 						if err != nil {
-							return off, fmt.Errorf("Small.counters: %w", err)
+							return off, fmt.Errorf("Maps.counters: %w", err)
 						}
 						off += n
 					}
-					p.Counters = m53
+					p.Counters = m128
 				}
 				continue
 			}
@@ -1400,27 +3202,27 @@ func (p *Small) FastReadDepth(b []byte, depth int) (int, error) {
 			if t == thrift.STRING {
 				p.Blob, n, err = thrift.Binary.ReadBinaryNocopy(b[off:])
 				if err != nil {
-					return off, fmt.Errorf("Small.blob: %w", err)
+					return off, fmt.Errorf("Maps.blob: %w", err)
 				}
 				off += n
 				continue
 			}
 		case 8:
 			if t == thrift.STRING {
-				v56, n, err := thrift.Binary.ReadStringNocopy(b[off:])
+				v131, n, err := thrift.Binary.ReadStringNocopy(b[off:])
 				if err != nil {
-					return off, fmt.Errorf("Small.trace: %w", err)
+					return off, fmt.Errorf("Maps.trace: %w", err)
 				}
 				off += n
-				tmp57 := v56
-				p.Trace = &tmp57
+				tmp132 := v131
+				p.Trace = &tmp132
 				continue
 			}
 		case 9:
 			if t == thrift.I32 {
 				p.Page, n, err = thrift.Binary.ReadI32(b[off:])
 				if err != nil {
-					return off, fmt.Errorf("Small.page: %w", err)
+					return off, fmt.Errorf("Maps.page: %w", err)
 				}
 				off += n
 				continue
@@ -1430,19 +3232,19 @@ func (p *Small) FastReadDepth(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 					if err != nil {
-						return off, fmt.Errorf("Small.weights: %w", err)
+						return off, fmt.Errorf("Maps.weights: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.DOUBLE {
-						return off, thrift.ElemTypeError("Small.weights (list)", et, thrift.DOUBLE)
+						return off, thrift.ElemTypeError("Maps.weights (list)", et, thrift.DOUBLE)
 					}
-					l58 := make([]float64, size)
-					n, err = thrift.Binary.ReadDoubleSlice(b[off:], l58)
+					l133 := make([]float64, size)
+					n, err = thrift.Binary.ReadDoubleSlice(b[off:], l133)
 					if err != nil {
-						return off, fmt.Errorf("Small.weights: %w", err)
+						return off, fmt.Errorf("Maps.weights: %w", err)
 					}
 					off += n
-					p.Weights = l58
+					p.Weights = l133
 				}
 				continue
 			}
@@ -1457,7 +3259,7 @@ func (p *Small) FastReadDepth(b []byte, depth int) (int, error) {
 }
 
 // BLengthCompact returns the size of p in the compact protocol.
-func (p *Small) BLengthCompact() int {
+func (p *Maps) BLengthCompact() int {
 	if p == nil {
 		return 1
 	}
@@ -1465,20 +3267,20 @@ func (p *Small) BLengthCompact() int {
 	l += thrift.Compact.I64Length(p.RequestID)
 	l += thrift.Compact.StringLength(p.Caller)
 	l += thrift.Compact.MapBeginLength(len(p.Headers))
-	for k59, v60 := range p.Headers {
-		l += thrift.Compact.StringLength(k59)
-		l += thrift.Compact.StringLength(v60)
+	for k134, v135 := range p.Headers {
+		l += thrift.Compact.StringLength(k134)
+		l += thrift.Compact.StringLength(v135)
 	}
 	l += thrift.Compact.ListBeginLength(len(p.Ids))
 	l += thrift.Compact.I64SliceLength(p.Ids)
 	l += thrift.Compact.ListBeginLength(len(p.Items))
-	for _, v61 := range p.Items {
-		l += v61.BLengthCompact()
+	for _, v136 := range p.Items {
+		l += v136.BLengthCompact()
 	}
 	l += thrift.Compact.MapBeginLength(len(p.Counters))
-	for k62, v63 := range p.Counters {
-		l += thrift.Compact.StringLength(k62)
-		l += thrift.Compact.I64Length(v63)
+	for k137, v138 := range p.Counters {
+		l += thrift.Compact.StringLength(k137)
+		l += thrift.Compact.I64Length(v138)
 	}
 	l += thrift.Compact.BinaryLength(p.Blob)
 	last := int16(7)
@@ -1497,7 +3299,7 @@ func (p *Small) BLengthCompact() int {
 
 // FastWriteCompact writes p in the compact protocol at b[0:], which holds at
 // least p.BLengthCompact() bytes, and returns the bytes written.
-func (p *Small) FastWriteCompact(b []byte) int {
+func (p *Maps) FastWriteCompact(b []byte) int {
 	if p == nil {
 		return thrift.Compact.WriteFieldStop(b)
 	}
@@ -1508,23 +3310,23 @@ func (p *Small) FastWriteCompact(b []byte) int {
 	off += thrift.Compact.WriteString(b[off:], p.Caller)
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 3, 2)
 	off += thrift.Compact.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.Headers))
-	for k64, v65 := range p.Headers {
-		off += thrift.Compact.WriteString(b[off:], k64)
-		off += thrift.Compact.WriteString(b[off:], v65)
+	for k139, v140 := range p.Headers {
+		off += thrift.Compact.WriteString(b[off:], k139)
+		off += thrift.Compact.WriteString(b[off:], v140)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 4, 3)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.I64, len(p.Ids))
 	off += thrift.Compact.WriteI64Slice(b[off:], p.Ids)
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 5, 4)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.STRUCT, len(p.Items))
-	for _, v66 := range p.Items {
-		off += v66.FastWriteCompact(b[off:])
+	for _, v141 := range p.Items {
+		off += v141.FastWriteCompact(b[off:])
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 6, 5)
 	off += thrift.Compact.WriteMapBegin(b[off:], thrift.STRING, thrift.I64, len(p.Counters))
-	for k67, v68 := range p.Counters {
-		off += thrift.Compact.WriteString(b[off:], k67)
-		off += thrift.Compact.WriteI64(b[off:], v68)
+	for k142, v143 := range p.Counters {
+		off += thrift.Compact.WriteString(b[off:], k142)
+		off += thrift.Compact.WriteI64(b[off:], v143)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.STRING, 7, 6)
 	off += thrift.Compact.WriteBinary(b[off:], p.Blob)
@@ -1547,7 +3349,7 @@ func (p *Small) FastWriteCompact(b []byte) int {
 // FastReadCompact reads p in the compact protocol from b[0:] and returns the bytes consumed.
 // Strings and binaries share one private copy of the struct's bytes (one
 // allocation for all of them), so b may be reused as soon as FastReadCompact returns.
-func (p *Small) FastReadCompact(b []byte) (int, error) {
+func (p *Maps) FastReadCompact(b []byte) (int, error) {
 	if len(b) > 4096 {
 		if n, err := thrift.Compact.SkipDepth(b, thrift.STRUCT, 0); err == nil {
 			b = b[:n]
@@ -1560,7 +3362,7 @@ func (p *Small) FastReadCompact(b []byte) (int, error) {
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
 // while p is in use.
-func (p *Small) FastReadDepthCompact(b []byte, depth int) (int, error) {
+func (p *Maps) FastReadDepthCompact(b []byte, depth int) (int, error) {
 	if err := thrift.CheckDepth(depth); err != nil {
 		return 0, err
 	}
@@ -1581,7 +3383,7 @@ func (p *Small) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.I64 {
 				p.RequestID, n, err = thrift.Compact.ReadI64(b[off:])
 				if err != nil {
-					return off, fmt.Errorf("Small.request_id: %w", err)
+					return off, fmt.Errorf("Maps.request_id: %w", err)
 				}
 				off += n
 				continue
@@ -1590,7 +3392,7 @@ func (p *Small) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.STRING {
 				p.Caller, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 				if err != nil {
-					return off, fmt.Errorf("Small.caller: %w", err)
+					return off, fmt.Errorf("Maps.caller: %w", err)
 				}
 				off += n
 				continue
@@ -1600,30 +3402,30 @@ func (p *Small) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					kt, vt, size, n, err := thrift.Compact.ReadMapBegin(b[off:])
 					if err != nil {
-						return off, fmt.Errorf("Small.headers: %w", err)
+						return off, fmt.Errorf("Maps.headers: %w", err)
 					}
 					off += n
 					if size != 0 && kt != thrift.STRING {
-						return off, thrift.ElemTypeError("Small.headers (map key)", kt, thrift.STRING)
+						return off, thrift.ElemTypeError("Maps.headers (map key)", kt, thrift.STRING)
 					}
 					if size != 0 && vt != thrift.STRING {
-						return off, thrift.ElemTypeError("Small.headers (map value)", vt, thrift.STRING)
+						return off, thrift.ElemTypeError("Maps.headers (map value)", vt, thrift.STRING)
 					}
-					m69 := make(map[string]string, size)
-					for i70 := 0; i70 < size; i70++ {
-						var k71 string
-						k71, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					m144 := make(map[string]string, size)
+					for i145 := 0; i145 < size; i145++ {
+						var k146 string
+						k146, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, fmt.Errorf("Small.headers: %w", err)
+							return off, fmt.Errorf("Maps.headers: %w", err)
 						}
 						off += n
-						m69[k71], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+						m144[k146], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, fmt.Errorf("Small.headers: %w", err)
+							return off, fmt.Errorf("Maps.headers: %w", err)
 						}
 						off += n
 					}
-					p.Headers = m69
+					p.Headers = m144
 				}
 				continue
 			}
@@ -1632,19 +3434,19 @@ func (p *Small) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 					if err != nil {
-						return off, fmt.Errorf("Small.ids: %w", err)
+						return off, fmt.Errorf("Maps.ids: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.I64 {
-						return off, thrift.ElemTypeError("Small.ids (list)", et, thrift.I64)
+						return off, thrift.ElemTypeError("Maps.ids (list)", et, thrift.I64)
 					}
-					l72 := make([]int64, size)
-					n, err = thrift.Compact.ReadI64Slice(b[off:], l72)
+					l147 := make([]int64, size)
+					n, err = thrift.Compact.ReadI64Slice(b[off:], l147)
 					if err != nil {
-						return off, fmt.Errorf("Small.ids: %w", err)
+						return off, fmt.Errorf("Maps.ids: %w", err)
 					}
 					off += n
-					p.Ids = l72
+					p.Ids = l147
 				}
 				continue
 			}
@@ -1653,24 +3455,24 @@ func (p *Small) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 					if err != nil {
-						return off, fmt.Errorf("Small.items: %w", err)
+						return off, fmt.Errorf("Maps.items: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.STRUCT {
-						return off, thrift.ElemTypeError("Small.items (list)", et, thrift.STRUCT)
+						return off, thrift.ElemTypeError("Maps.items (list)", et, thrift.STRUCT)
 					}
-					l73 := make([]*Item, size)
-					a75 := make([]Item, size)
-					for i74 := range l73 {
-						v76 := &a75[i74]
-						n, err = v76.FastReadDepthCompact(b[off:], depth+1)
+					l148 := make([]*Item, size)
+					a150 := make([]Item, size)
+					for i149 := range l148 {
+						v151 := &a150[i149]
+						n, err = v151.FastReadDepthCompact(b[off:], depth+1)
 						if err != nil {
-							return off, fmt.Errorf("Small.items: %w", err)
+							return off, fmt.Errorf("Maps.items: %w", err)
 						}
 						off += n
-						l73[i74] = v76
+						l148[i149] = v151
 					}
-					p.Items = l73
+					p.Items = l148
 				}
 				continue
 			}
@@ -1679,30 +3481,30 @@ func (p *Small) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					kt, vt, size, n, err := thrift.Compact.ReadMapBegin(b[off:])
 					if err != nil {
-						return off, fmt.Errorf("Small.counters: %w", err)
+						return off, fmt.Errorf("Maps.counters: %w", err)
 					}
 					off += n
 					if size != 0 && kt != thrift.STRING {
-						return off, thrift.ElemTypeError("Small.counters (map key)", kt, thrift.STRING)
+						return off, thrift.ElemTypeError("Maps.counters (map key)", kt, thrift.STRING)
 					}
 					if size != 0 && vt != thrift.I64 {
-						return off, thrift.ElemTypeError("Small.counters (map value)", vt, thrift.I64)
+						return off, thrift.ElemTypeError("Maps.counters (map value)", vt, thrift.I64)
 					}
-					m77 := make(map[string]int64, size)
-					for i78 := 0; i78 < size; i78++ {
-						var k79 string
-						k79, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					m152 := make(map[string]int64, size)
+					for i153 := 0; i153 < size; i153++ {
+						var k154 string
+						k154, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
-							return off, fmt.Errorf("Small.counters: %w", err)
+							return off, fmt.Errorf("Maps.counters: %w", err)
 						}
 						off += n
-						m77[k79], n, err = thrift.Compact.ReadI64(b[off:])
+						m152[k154], n, err = thrift.Compact.ReadI64(b[off:])
 						if err != nil {
-							return off, fmt.Errorf("Small.counters: %w", err)
+							return off, fmt.Errorf("Maps.counters: %w", err)
 						}
 						off += n
 					}
-					p.Counters = m77
+					p.Counters = m152
 				}
 				continue
 			}
@@ -1710,27 +3512,27 @@ func (p *Small) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			if t == thrift.STRING {
 				p.Blob, n, err = thrift.Compact.ReadBinaryNocopy(b[off:])
 				if err != nil {
-					return off, fmt.Errorf("Small.blob: %w", err)
+					return off, fmt.Errorf("Maps.blob: %w", err)
 				}
 				off += n
 				continue
 			}
 		case 8:
 			if t == thrift.STRING {
-				v80, n, err := thrift.Compact.ReadStringNocopy(b[off:])
+				v155, n, err := thrift.Compact.ReadStringNocopy(b[off:])
 				if err != nil {
-					return off, fmt.Errorf("Small.trace: %w", err)
+					return off, fmt.Errorf("Maps.trace: %w", err)
 				}
 				off += n
-				tmp81 := v80
-				p.Trace = &tmp81
+				tmp156 := v155
+				p.Trace = &tmp156
 				continue
 			}
 		case 9:
 			if t == thrift.I32 {
 				p.Page, n, err = thrift.Compact.ReadI32(b[off:])
 				if err != nil {
-					return off, fmt.Errorf("Small.page: %w", err)
+					return off, fmt.Errorf("Maps.page: %w", err)
 				}
 				off += n
 				continue
@@ -1740,748 +3542,19 @@ func (p *Small) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				{
 					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 					if err != nil {
-						return off, fmt.Errorf("Small.weights: %w", err)
+						return off, fmt.Errorf("Maps.weights: %w", err)
 					}
 					off += n
 					if size != 0 && et != thrift.DOUBLE {
-						return off, thrift.ElemTypeError("Small.weights (list)", et, thrift.DOUBLE)
+						return off, thrift.ElemTypeError("Maps.weights (list)", et, thrift.DOUBLE)
 					}
-					l82 := make([]float64, size)
-					n, err = thrift.Compact.ReadDoubleSlice(b[off:], l82)
+					l157 := make([]float64, size)
+					n, err = thrift.Compact.ReadDoubleSlice(b[off:], l157)
 					if err != nil {
-						return off, fmt.Errorf("Small.weights: %w", err)
+						return off, fmt.Errorf("Maps.weights: %w", err)
 					}
 					off += n
-					p.Weights = l82
-				}
-				continue
-			}
-		}
-		if t != thrift.BOOL || !hb {
-			n, err = thrift.Compact.SkipDepth(b[off:], t, depth)
-			if err != nil {
-				return off, err
-			}
-			off += n
-		}
-	}
-	return off, nil
-}
-
-type Large struct {
-	RequestID int64             `thrift:"request_id,1" json:"request_id"`
-	Ids       []int64           `thrift:"ids,2" json:"ids"`
-	Names     []string          `thrift:"names,3" json:"names"`
-	Labels    map[int64]string  `thrift:"labels,4" json:"labels"`
-	Items     []*Item           `thrift:"items,5" json:"items"`
-	Prices    map[string]*Price `thrift:"prices,6" json:"prices"`
-	Counts    []int32           `thrift:"counts,7" json:"counts"`
-}
-
-// NewLarge returns a new Large with the IDL's default values set.
-func NewLarge() *Large {
-	return &Large{}
-}
-
-// InitDefault sets p to a new Large with the IDL's default values.
-func (p *Large) InitDefault() {
-	*p = Large{}
-}
-
-var Large_Ids_DEFAULT []int64
-
-var Large_Names_DEFAULT []string
-
-var Large_Labels_DEFAULT map[int64]string
-
-var Large_Items_DEFAULT []*Item
-
-var Large_Prices_DEFAULT map[string]*Price
-
-var Large_Counts_DEFAULT []int32
-
-// GetRequestID returns the value of RequestID (the zero value if p is nil).
-func (p *Large) GetRequestID() (v int64) {
-	if p != nil {
-		return p.RequestID
-	}
-	return
-}
-
-// GetIds returns the value of Ids, or Large_Ids_DEFAULT when it is unset.
-func (p *Large) GetIds() (v []int64) {
-	if p != nil && p.Ids != nil {
-		return p.Ids
-	}
-	return Large_Ids_DEFAULT
-}
-
-// IsSetIds reports whether Ids is set.
-func (p *Large) IsSetIds() bool {
-	return p != nil && p.Ids != nil
-}
-
-// GetNames returns the value of Names, or Large_Names_DEFAULT when it is unset.
-func (p *Large) GetNames() (v []string) {
-	if p != nil && p.Names != nil {
-		return p.Names
-	}
-	return Large_Names_DEFAULT
-}
-
-// IsSetNames reports whether Names is set.
-func (p *Large) IsSetNames() bool {
-	return p != nil && p.Names != nil
-}
-
-// GetLabels returns the value of Labels, or Large_Labels_DEFAULT when it is unset.
-func (p *Large) GetLabels() (v map[int64]string) {
-	if p != nil && p.Labels != nil {
-		return p.Labels
-	}
-	return Large_Labels_DEFAULT
-}
-
-// IsSetLabels reports whether Labels is set.
-func (p *Large) IsSetLabels() bool {
-	return p != nil && p.Labels != nil
-}
-
-// GetItems returns the value of Items, or Large_Items_DEFAULT when it is unset.
-func (p *Large) GetItems() (v []*Item) {
-	if p != nil && p.Items != nil {
-		return p.Items
-	}
-	return Large_Items_DEFAULT
-}
-
-// IsSetItems reports whether Items is set.
-func (p *Large) IsSetItems() bool {
-	return p != nil && p.Items != nil
-}
-
-// GetPrices returns the value of Prices, or Large_Prices_DEFAULT when it is unset.
-func (p *Large) GetPrices() (v map[string]*Price) {
-	if p != nil && p.Prices != nil {
-		return p.Prices
-	}
-	return Large_Prices_DEFAULT
-}
-
-// IsSetPrices reports whether Prices is set.
-func (p *Large) IsSetPrices() bool {
-	return p != nil && p.Prices != nil
-}
-
-// GetCounts returns the value of Counts, or Large_Counts_DEFAULT when it is unset.
-func (p *Large) GetCounts() (v []int32) {
-	if p != nil && p.Counts != nil {
-		return p.Counts
-	}
-	return Large_Counts_DEFAULT
-}
-
-// IsSetCounts reports whether Counts is set.
-func (p *Large) IsSetCounts() bool {
-	return p != nil && p.Counts != nil
-}
-
-// String returns a readable form of p, for logs and debugging.
-func (p *Large) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("Large(%+v)", *p)
-}
-
-// BLength returns the size of p in the binary protocol.
-func (p *Large) BLength() int {
-	if p == nil {
-		return 1
-	}
-	l := 62
-	l += len(p.Ids) * 8
-	l += len(p.Names) * 4
-	for _, v83 := range p.Names {
-		l += len(v83)
-	}
-	l += len(p.Labels) * 12
-	for _, v85 := range p.Labels {
-		l += len(v85)
-	}
-	for _, v86 := range p.Items {
-		l += v86.BLength()
-	}
-	l += len(p.Prices) * 4
-	for k87, v88 := range p.Prices {
-		l += len(k87)
-		l += v88.BLength()
-	}
-	l += len(p.Counts) * 4
-	return l
-}
-
-// FastWrite writes p in the binary protocol at b[0:], which holds at least
-// p.BLength() bytes, and returns the bytes written.
-func (p *Large) FastWrite(b []byte) int {
-	if p == nil {
-		return thrift.Binary.WriteFieldStop(b)
-	}
-	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 1)
-	off += thrift.Binary.WriteI64(b[off:], p.RequestID)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 2)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(p.Ids))
-	off += thrift.Binary.WriteI64Slice(b[off:], p.Ids)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 3)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRING, len(p.Names))
-	for _, v89 := range p.Names {
-		off += thrift.Binary.WriteString(b[off:], v89)
-	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 4)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.I64, thrift.STRING, len(p.Labels))
-	for k90, v91 := range p.Labels {
-		off += thrift.Binary.WriteI64(b[off:], k90)
-		off += thrift.Binary.WriteString(b[off:], v91)
-	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 5)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRUCT, len(p.Items))
-	for _, v92 := range p.Items {
-		off += v92.FastWrite(b[off:])
-	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 6)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.STRUCT, len(p.Prices))
-	for k93, v94 := range p.Prices {
-		off += thrift.Binary.WriteString(b[off:], k93)
-		off += v94.FastWrite(b[off:])
-	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 7)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I32, len(p.Counts))
-	off += thrift.Binary.WriteI32Slice(b[off:], p.Counts)
-	off += thrift.Binary.WriteFieldStop(b[off:])
-	return off
-}
-
-// FastWriteNocopy is FastWrite that hands strings and binaries of at least
-// thrift.NocopyThreshold bytes to w by reference (w may be nil). b must
-// still hold p.BLength() bytes; the caller trims what is left unused.
-func (p *Large) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
-	if p == nil {
-		return thrift.Binary.WriteFieldStop(b)
-	}
-	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 1)
-	off += thrift.Binary.WriteI64(b[off:], p.RequestID)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 2)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(p.Ids))
-	off += thrift.Binary.WriteI64Slice(b[off:], p.Ids)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 3)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRING, len(p.Names))
-	for _, v95 := range p.Names {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, v95)
-	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 4)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.I64, thrift.STRING, len(p.Labels))
-	for k96, v97 := range p.Labels {
-		off += thrift.Binary.WriteI64(b[off:], k96)
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, v97)
-	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 5)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRUCT, len(p.Items))
-	for _, v98 := range p.Items {
-		off += v98.FastWriteNocopy(b[off:], w)
-	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 6)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.STRUCT, len(p.Prices))
-	for k99, v100 := range p.Prices {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, k99)
-		off += v100.FastWriteNocopy(b[off:], w)
-	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 7)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I32, len(p.Counts))
-	off += thrift.Binary.WriteI32Slice(b[off:], p.Counts)
-	off += thrift.Binary.WriteFieldStop(b[off:])
-	return off
-}
-
-// FastRead reads p in the binary protocol from b[0:] and returns the bytes consumed.
-// Strings and binaries share one private copy of the struct's bytes (one
-// allocation for all of them), so b may be reused as soon as FastRead returns.
-func (p *Large) FastRead(b []byte) (int, error) {
-	if len(b) > 4096 {
-		if n, err := thrift.Binary.SkipDepth(b, thrift.STRUCT, 0); err == nil {
-			b = b[:n]
-		}
-	}
-	return p.FastReadDepth(append([]byte(nil), b...), 1)
-}
-
-// FastReadDepth is FastRead for a struct nested depth levels deep (1 for
-// the outermost); it fails past the codec's MaxDepth. It does not copy b:
-// strings and binaries read alias it, so b must stay alive and unchanged
-// while p is in use.
-func (p *Large) FastReadDepth(b []byte, depth int) (int, error) {
-	if err := thrift.CheckDepth(depth); err != nil {
-		return 0, err
-	}
-	off := 0
-	for {
-		t, id, n, err := thrift.Binary.ReadFieldBegin(b[off:])
-		if err != nil {
-			return off, err
-		}
-		off += n
-		if t == thrift.STOP {
-			break
-		}
-		switch id {
-		case 1:
-			if t == thrift.I64 {
-				p.RequestID, n, err = thrift.Binary.ReadI64(b[off:])
-				if err != nil {
-					return off, fmt.Errorf("Large.request_id: %w", err)
-				}
-				off += n
-				continue
-			}
-		case 2:
-			if t == thrift.LIST {
-				{
-					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
-					if err != nil {
-						return off, fmt.Errorf("Large.ids: %w", err)
-					}
-					off += n
-					if size != 0 && et != thrift.I64 {
-						return off, thrift.ElemTypeError("Large.ids (list)", et, thrift.I64)
-					}
-					l101 := make([]int64, size)
-					n, err = thrift.Binary.ReadI64Slice(b[off:], l101)
-					if err != nil {
-						return off, fmt.Errorf("Large.ids: %w", err)
-					}
-					off += n
-					p.Ids = l101
-				}
-				continue
-			}
-		case 3:
-			if t == thrift.LIST {
-				{
-					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
-					if err != nil {
-						return off, fmt.Errorf("Large.names: %w", err)
-					}
-					off += n
-					if size != 0 && et != thrift.STRING {
-						return off, thrift.ElemTypeError("Large.names (list)", et, thrift.STRING)
-					}
-					l102 := make([]string, size)
-					for i103 := range l102 {
-						l102[i103], n, err = thrift.Binary.ReadStringNocopy(b[off:])
-						if err != nil {
-							return off, fmt.Errorf("Large.names: %w", err)
-						}
-						off += n
-					}
-					p.Names = l102
-				}
-				continue
-			}
-		case 4:
-			if t == thrift.MAP {
-				{
-					kt, vt, size, n, err := thrift.Binary.ReadMapBegin(b[off:])
-					if err != nil {
-						return off, fmt.Errorf("Large.labels: %w", err)
-					}
-					off += n
-					if size != 0 && kt != thrift.I64 {
-						return off, thrift.ElemTypeError("Large.labels (map key)", kt, thrift.I64)
-					}
-					if size != 0 && vt != thrift.STRING {
-						return off, thrift.ElemTypeError("Large.labels (map value)", vt, thrift.STRING)
-					}
-					m104 := make(map[int64]string, size)
-					for i105 := 0; i105 < size; i105++ {
-						var k106 int64
-						k106, n, err = thrift.Binary.ReadI64(b[off:])
-						if err != nil {
-							return off, fmt.Errorf("Large.labels: %w", err)
-						}
-						off += n
-						m104[k106], n, err = thrift.Binary.ReadStringNocopy(b[off:])
-						if err != nil {
-							return off, fmt.Errorf("Large.labels: %w", err)
-						}
-						off += n
-					}
-					p.Labels = m104
-				}
-				continue
-			}
-		case 5:
-			if t == thrift.LIST {
-				{
-					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
-					if err != nil {
-						return off, fmt.Errorf("Large.items: %w", err)
-					}
-					off += n
-					if size != 0 && et != thrift.STRUCT {
-						return off, thrift.ElemTypeError("Large.items (list)", et, thrift.STRUCT)
-					}
-					l107 := make([]*Item, size)
-					a109 := make([]Item, size)
-					for i108 := range l107 {
-						v110 := &a109[i108]
-						n, err = v110.FastReadDepth(b[off:], depth+1)
-						if err != nil {
-							return off, fmt.Errorf("Large.items: %w", err)
-						}
-						off += n
-						l107[i108] = v110
-					}
-					p.Items = l107
-				}
-				continue
-			}
-		case 6:
-			if t == thrift.MAP {
-				{
-					kt, vt, size, n, err := thrift.Binary.ReadMapBegin(b[off:])
-					if err != nil {
-						return off, fmt.Errorf("Large.prices: %w", err)
-					}
-					off += n
-					if size != 0 && kt != thrift.STRING {
-						return off, thrift.ElemTypeError("Large.prices (map key)", kt, thrift.STRING)
-					}
-					if size != 0 && vt != thrift.STRUCT {
-						return off, thrift.ElemTypeError("Large.prices (map value)", vt, thrift.STRUCT)
-					}
-					m111 := make(map[string]*Price, size)
-					a114 := make([]Price, size)
-					for i112 := 0; i112 < size; i112++ {
-						var k113 string
-						k113, n, err = thrift.Binary.ReadStringNocopy(b[off:])
-						if err != nil {
-							return off, fmt.Errorf("Large.prices: %w", err)
-						}
-						off += n
-						v115 := &a114[i112]
-						n, err = v115.FastReadDepth(b[off:], depth+1)
-						if err != nil {
-							return off, fmt.Errorf("Large.prices: %w", err)
-						}
-						off += n
-						m111[k113] = v115
-					}
-					p.Prices = m111
-				}
-				continue
-			}
-		case 7:
-			if t == thrift.LIST {
-				{
-					et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
-					if err != nil {
-						return off, fmt.Errorf("Large.counts: %w", err)
-					}
-					off += n
-					if size != 0 && et != thrift.I32 {
-						return off, thrift.ElemTypeError("Large.counts (list)", et, thrift.I32)
-					}
-					l116 := make([]int32, size)
-					n, err = thrift.Binary.ReadI32Slice(b[off:], l116)
-					if err != nil {
-						return off, fmt.Errorf("Large.counts: %w", err)
-					}
-					off += n
-					p.Counts = l116
-				}
-				continue
-			}
-		}
-		n, err = thrift.Binary.SkipDepth(b[off:], t, depth)
-		if err != nil {
-			return off, err
-		}
-		off += n
-	}
-	return off, nil
-}
-
-// BLengthCompact returns the size of p in the compact protocol.
-func (p *Large) BLengthCompact() int {
-	if p == nil {
-		return 1
-	}
-	l := 8
-	l += thrift.Compact.I64Length(p.RequestID)
-	l += thrift.Compact.ListBeginLength(len(p.Ids))
-	l += thrift.Compact.I64SliceLength(p.Ids)
-	l += thrift.Compact.ListBeginLength(len(p.Names))
-	for _, v117 := range p.Names {
-		l += thrift.Compact.StringLength(v117)
-	}
-	l += thrift.Compact.MapBeginLength(len(p.Labels))
-	for k118, v119 := range p.Labels {
-		l += thrift.Compact.I64Length(k118)
-		l += thrift.Compact.StringLength(v119)
-	}
-	l += thrift.Compact.ListBeginLength(len(p.Items))
-	for _, v120 := range p.Items {
-		l += v120.BLengthCompact()
-	}
-	l += thrift.Compact.MapBeginLength(len(p.Prices))
-	for k121, v122 := range p.Prices {
-		l += thrift.Compact.StringLength(k121)
-		l += v122.BLengthCompact()
-	}
-	l += thrift.Compact.ListBeginLength(len(p.Counts))
-	l += thrift.Compact.I32SliceLength(p.Counts)
-	return l
-}
-
-// FastWriteCompact writes p in the compact protocol at b[0:], which holds at
-// least p.BLengthCompact() bytes, and returns the bytes written.
-func (p *Large) FastWriteCompact(b []byte) int {
-	if p == nil {
-		return thrift.Compact.WriteFieldStop(b)
-	}
-	off := 0
-	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.I64, 1, 0)
-	off += thrift.Compact.WriteI64(b[off:], p.RequestID)
-	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 2, 1)
-	off += thrift.Compact.WriteListBegin(b[off:], thrift.I64, len(p.Ids))
-	off += thrift.Compact.WriteI64Slice(b[off:], p.Ids)
-	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 3, 2)
-	off += thrift.Compact.WriteListBegin(b[off:], thrift.STRING, len(p.Names))
-	for _, v123 := range p.Names {
-		off += thrift.Compact.WriteString(b[off:], v123)
-	}
-	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 4, 3)
-	off += thrift.Compact.WriteMapBegin(b[off:], thrift.I64, thrift.STRING, len(p.Labels))
-	for k124, v125 := range p.Labels {
-		off += thrift.Compact.WriteI64(b[off:], k124)
-		off += thrift.Compact.WriteString(b[off:], v125)
-	}
-	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 5, 4)
-	off += thrift.Compact.WriteListBegin(b[off:], thrift.STRUCT, len(p.Items))
-	for _, v126 := range p.Items {
-		off += v126.FastWriteCompact(b[off:])
-	}
-	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 6, 5)
-	off += thrift.Compact.WriteMapBegin(b[off:], thrift.STRING, thrift.STRUCT, len(p.Prices))
-	for k127, v128 := range p.Prices {
-		off += thrift.Compact.WriteString(b[off:], k127)
-		off += v128.FastWriteCompact(b[off:])
-	}
-	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 7, 6)
-	off += thrift.Compact.WriteListBegin(b[off:], thrift.I32, len(p.Counts))
-	off += thrift.Compact.WriteI32Slice(b[off:], p.Counts)
-	off += thrift.Compact.WriteFieldStop(b[off:])
-	return off
-}
-
-// FastReadCompact reads p in the compact protocol from b[0:] and returns the bytes consumed.
-// Strings and binaries share one private copy of the struct's bytes (one
-// allocation for all of them), so b may be reused as soon as FastReadCompact returns.
-func (p *Large) FastReadCompact(b []byte) (int, error) {
-	if len(b) > 4096 {
-		if n, err := thrift.Compact.SkipDepth(b, thrift.STRUCT, 0); err == nil {
-			b = b[:n]
-		}
-	}
-	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
-}
-
-// FastReadDepthCompact is FastReadCompact for a struct nested depth levels deep (1 for
-// the outermost); it fails past the codec's MaxDepth. It does not copy b:
-// strings and binaries read alias it, so b must stay alive and unchanged
-// while p is in use.
-func (p *Large) FastReadDepthCompact(b []byte, depth int) (int, error) {
-	if err := thrift.CheckDepth(depth); err != nil {
-		return 0, err
-	}
-	off := 0
-	var last int16
-	for {
-		t, id, _, hb, n, err := thrift.Compact.ReadFieldBegin(b[off:], last)
-		if err != nil {
-			return off, err
-		}
-		off += n
-		if t == thrift.STOP {
-			break
-		}
-		last = id
-		switch id {
-		case 1:
-			if t == thrift.I64 {
-				p.RequestID, n, err = thrift.Compact.ReadI64(b[off:])
-				if err != nil {
-					return off, fmt.Errorf("Large.request_id: %w", err)
-				}
-				off += n
-				continue
-			}
-		case 2:
-			if t == thrift.LIST {
-				{
-					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
-					if err != nil {
-						return off, fmt.Errorf("Large.ids: %w", err)
-					}
-					off += n
-					if size != 0 && et != thrift.I64 {
-						return off, thrift.ElemTypeError("Large.ids (list)", et, thrift.I64)
-					}
-					l129 := make([]int64, size)
-					n, err = thrift.Compact.ReadI64Slice(b[off:], l129)
-					if err != nil {
-						return off, fmt.Errorf("Large.ids: %w", err)
-					}
-					off += n
-					p.Ids = l129
-				}
-				continue
-			}
-		case 3:
-			if t == thrift.LIST {
-				{
-					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
-					if err != nil {
-						return off, fmt.Errorf("Large.names: %w", err)
-					}
-					off += n
-					if size != 0 && et != thrift.STRING {
-						return off, thrift.ElemTypeError("Large.names (list)", et, thrift.STRING)
-					}
-					l130 := make([]string, size)
-					for i131 := range l130 {
-						l130[i131], n, err = thrift.Compact.ReadStringNocopy(b[off:])
-						if err != nil {
-							return off, fmt.Errorf("Large.names: %w", err)
-						}
-						off += n
-					}
-					p.Names = l130
-				}
-				continue
-			}
-		case 4:
-			if t == thrift.MAP {
-				{
-					kt, vt, size, n, err := thrift.Compact.ReadMapBegin(b[off:])
-					if err != nil {
-						return off, fmt.Errorf("Large.labels: %w", err)
-					}
-					off += n
-					if size != 0 && kt != thrift.I64 {
-						return off, thrift.ElemTypeError("Large.labels (map key)", kt, thrift.I64)
-					}
-					if size != 0 && vt != thrift.STRING {
-						return off, thrift.ElemTypeError("Large.labels (map value)", vt, thrift.STRING)
-					}
-					m132 := make(map[int64]string, size)
-					for i133 := 0; i133 < size; i133++ {
-						var k134 int64
-						k134, n, err = thrift.Compact.ReadI64(b[off:])
-						if err != nil {
-							return off, fmt.Errorf("Large.labels: %w", err)
-						}
-						off += n
-						m132[k134], n, err = thrift.Compact.ReadStringNocopy(b[off:])
-						if err != nil {
-							return off, fmt.Errorf("Large.labels: %w", err)
-						}
-						off += n
-					}
-					p.Labels = m132
-				}
-				continue
-			}
-		case 5:
-			if t == thrift.LIST {
-				{
-					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
-					if err != nil {
-						return off, fmt.Errorf("Large.items: %w", err)
-					}
-					off += n
-					if size != 0 && et != thrift.STRUCT {
-						return off, thrift.ElemTypeError("Large.items (list)", et, thrift.STRUCT)
-					}
-					l135 := make([]*Item, size)
-					a137 := make([]Item, size)
-					for i136 := range l135 {
-						v138 := &a137[i136]
-						n, err = v138.FastReadDepthCompact(b[off:], depth+1)
-						if err != nil {
-							return off, fmt.Errorf("Large.items: %w", err)
-						}
-						off += n
-						l135[i136] = v138
-					}
-					p.Items = l135
-				}
-				continue
-			}
-		case 6:
-			if t == thrift.MAP {
-				{
-					kt, vt, size, n, err := thrift.Compact.ReadMapBegin(b[off:])
-					if err != nil {
-						return off, fmt.Errorf("Large.prices: %w", err)
-					}
-					off += n
-					if size != 0 && kt != thrift.STRING {
-						return off, thrift.ElemTypeError("Large.prices (map key)", kt, thrift.STRING)
-					}
-					if size != 0 && vt != thrift.STRUCT {
-						return off, thrift.ElemTypeError("Large.prices (map value)", vt, thrift.STRUCT)
-					}
-					m139 := make(map[string]*Price, size)
-					a142 := make([]Price, size)
-					for i140 := 0; i140 < size; i140++ {
-						var k141 string
-						k141, n, err = thrift.Compact.ReadStringNocopy(b[off:])
-						if err != nil {
-							return off, fmt.Errorf("Large.prices: %w", err)
-						}
-						off += n
-						v143 := &a142[i140]
-						n, err = v143.FastReadDepthCompact(b[off:], depth+1)
-						if err != nil {
-							return off, fmt.Errorf("Large.prices: %w", err)
-						}
-						off += n
-						m139[k141] = v143
-					}
-					p.Prices = m139
-				}
-				continue
-			}
-		case 7:
-			if t == thrift.LIST {
-				{
-					et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
-					if err != nil {
-						return off, fmt.Errorf("Large.counts: %w", err)
-					}
-					off += n
-					if size != 0 && et != thrift.I32 {
-						return off, thrift.ElemTypeError("Large.counts (list)", et, thrift.I32)
-					}
-					l144 := make([]int32, size)
-					n, err = thrift.Compact.ReadI32Slice(b[off:], l144)
-					if err != nil {
-						return off, fmt.Errorf("Large.counts: %w", err)
-					}
-					off += n
-					p.Counts = l144
+					p.Weights = l157
 				}
 				continue
 			}
