@@ -46,6 +46,8 @@ type Server struct {
 	inflight atomic.Int64 // requests read and not yet answered
 	lastRead atomic.Int64 // unix nanoseconds of the last request read
 
+	lastPanic atomic.Value // string: the last panic outside a handler, with its stack
+
 	stats struct {
 		conns         atomic.Int64
 		rejectedConns atomic.Int64
@@ -186,7 +188,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		WriteTimeout: s.cfg.writeTimeout,
 		IdleTimeout:  s.cfg.idleTimeout,
 		Pool:         pool,
-		PanicHandler: func(any, []byte) { s.stats.panics.Add(1) },
+		PanicHandler: s.loopPanic,
 	})
 	if err != nil {
 		s.mu.Unlock()
@@ -208,7 +210,15 @@ func (s *Server) Serve(ln net.Listener) error {
 	return nil
 }
 
-func (s *Server) poolPanic(ctx context.Context, r any, stack []byte) { s.stats.panics.Add(1) }
+// poolPanic and loopPanic count a panic outside a handler (a bug in Petrel:
+// handler panics are recovered where they happen) and keep the last one for
+// tests.
+func (s *Server) poolPanic(ctx context.Context, r any, stack []byte) { s.loopPanic(r, stack) }
+
+func (s *Server) loopPanic(r any, stack []byte) {
+	s.stats.panics.Add(1)
+	s.lastPanic.Store(fmt.Sprintf("%v\n%s", r, stack))
+}
 
 // Addr returns the address the server listens on: its listener's once Run
 // or Serve has started, the WithListener listener's before; nil when neither
@@ -304,7 +314,8 @@ type Stats struct {
 	Requests int64
 	// InFlight is the number of requests read and not yet answered.
 	InFlight int64
-	// Panics counts handler panics (each answered with INTERNAL_ERROR).
+	// Panics counts recovered panics: in handlers (each answered with
+	// INTERNAL_ERROR) and, for bugs, anywhere else in the server.
 	Panics int64
 }
 

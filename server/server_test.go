@@ -394,3 +394,45 @@ func TestRegisterServiceErrors(t *testing.T) {
 		t.Fatal("a negative option was accepted")
 	}
 }
+
+// TestSeveralServices: two services with the same method names on one
+// server; the TTHeader callee name or a multiplexed name chooses, and other
+// requests go to the service registered first.
+func TestSeveralServices(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := server.New()
+	second := *echotest.EchoServiceInfo
+	second.Name = "Echo2"
+	if err := s.RegisterService(&second, &fixedHandler{resp: &echotest.Response{Msg: "from Echo2"}}); err != nil {
+		t.Fatal(err)
+	}
+	serve(t, s, ln, &fixedHandler{resp: &echotest.Response{Msg: "from Echo"}})
+	addr := ln.Addr().String()
+
+	c := dial(t, addr, transport.TTHeader)
+	h := &transport.Header{}
+	h.SetInt(transport.KeyToService, "Echo")
+	if res, _ := c.call(1, "echo", "", h); res.Success.GetMsg() != "from Echo" {
+		t.Fatalf("callee Echo: %q", res.Success.GetMsg())
+	}
+	h = &transport.Header{}
+	h.SetInt(transport.KeyToService, "Echo2")
+	if res, _ := c.call(2, "echo", "", h); res.Success.GetMsg() != "from Echo2" {
+		t.Fatalf("callee Echo2: %q", res.Success.GetMsg())
+	}
+	f := dial(t, addr, transport.Framed)
+	if res, _ := f.call(3, "echo", "", nil); res.Success.GetMsg() != "from Echo2" {
+		t.Fatalf("no callee: %q, want the first registered", res.Success.GetMsg())
+	}
+	args := &echotest.EchoEchoArgs{Req: &echotest.Request{}}
+	if err := f.send("Echo:echo", thrift.CALL, 4, args, nil); err != nil {
+		t.Fatal(err)
+	}
+	res := new(echotest.EchoEchoResult)
+	if _, err := f.recv(res); err != nil || res.Success.GetMsg() != "from Echo" {
+		t.Fatalf("multiplexed Echo:echo: %v %q", err, res.Success.GetMsg())
+	}
+}
