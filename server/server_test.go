@@ -157,19 +157,27 @@ func TestOneway(t *testing.T) {
 		if err := c.send("notify", thrift.ONEWAY, 1, &echotest.EchoNotifyArgs{Msg: "hi " + p.String()}, nil); err != nil {
 			t.Fatal(err)
 		}
-		select {
-		case m := <-h.notified:
-			if m != "hi "+p.String() {
-				t.Fatalf("notified %q", m)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatal("oneway request not served")
+		if m := waitNotified(t, h); m != "hi "+p.String() {
+			t.Fatalf("notified %q", m)
 		}
 		// No reply was sent for it: the next reply is the next call's.
 		if _, rep := c.call(2, "echo", "x", nil); rep.seq != 2 {
 			t.Fatalf("seq %d", rep.seq)
 		}
 	}
+}
+
+func waitNotified(t *testing.T, h *handler) string {
+	t.Helper()
+	timer := time.NewTimer(5 * time.Second)
+	defer timer.Stop()
+	select {
+	case m := <-h.notified:
+		return m
+	case <-timer.C:
+		t.Fatal("oneway request not served")
+	}
+	return ""
 }
 
 func TestTTHeaderInfoAndDeadline(t *testing.T) {
