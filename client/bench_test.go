@@ -24,7 +24,13 @@ func benchSetups() []setup {
 }
 
 func BenchmarkCall(b *testing.B) {
-	addr := startServerProcess(b)
+	for _, kind := range []string{"test", "petrel"} {
+		b.Run(kind, func(b *testing.B) { benchCall(b, kind) })
+	}
+}
+
+func benchCall(b *testing.B, kind string) {
+	addr := startServerProcess(b, kind)
 	for _, s := range benchSetups() {
 		b.Run(s.name, func(b *testing.B) {
 			c := newClient(b, addr, s)
@@ -48,7 +54,13 @@ func BenchmarkCall(b *testing.B) {
 }
 
 func BenchmarkCallParallel(b *testing.B) {
-	addr := startServerProcess(b)
+	for _, kind := range []string{"test", "petrel"} {
+		b.Run(kind, func(b *testing.B) { benchCallParallel(b, kind) })
+	}
+}
+
+func benchCallParallel(b *testing.B, kind string) {
+	addr := startServerProcess(b, kind)
 	for _, s := range benchSetups() {
 		if s.proto == transport.Buffered {
 			continue

@@ -90,6 +90,9 @@ func New(service string, opts ...Option) (*Client, error) {
 //   - rpcerr.Protocol: the reply's bytes were bad or over WithMaxMessageSize;
 //   - rpcerr.Application: the server answered with a TApplicationException
 //     (errors.As reaches the *thrift.ApplicationException);
+//   - rpcerr.Overloaded, rpcerr.ShuttingDown: a Petrel server refused the
+//     request (its INTERNAL_ERROR exception names the code; see
+//     rpcerr.CodeFromMessage);
 //   - *rpcerr.BizStatusError: the server's handler returned a business
 //     status (TTHeader only).
 //
@@ -273,7 +276,10 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	r.Release()
 	reusable := pc.disarm(stop) && !serverAsksDrop(rh)
 	if err != nil {
-		if code := rpcerr.CodeOf(err); code != rpcerr.Application && code != rpcerr.Business {
+		switch rpcerr.CodeOf(err) {
+		case rpcerr.Application, rpcerr.Business, rpcerr.Overloaded:
+			// A whole reply was read: the connection is in step.
+		default:
 			reusable = false
 		}
 	}

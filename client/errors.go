@@ -57,9 +57,25 @@ func decodeReply(typ thrift.MessageType, body []byte, result thrift.FastCodec, h
 		if err := readBody(body, ae, h); err != nil {
 			return rpcerr.Wrap(rpcerr.Protocol, err, "decoding the application exception of the reply")
 		}
-		return rpcerr.Wrap(rpcerr.Application, ae, "the server answered with an exception")
+		return rpcerr.Wrap(exceptionCode(ae), ae, "the server answered with an exception")
 	}
 	return rpcerr.New(rpcerr.Protocol, "the reply has message type "+strconv.Itoa(int(typ))+", want REPLY (2) or EXCEPTION (3)")
+}
+
+// exceptionCode classifies a TApplicationException: Application, unless it
+// is a Petrel server's refusal (INTERNAL_ERROR whose message is the text of
+// an rpcerr.Error: "petrel: overloaded: ...", "petrel: shutting_down: ...",
+// "petrel: timeout: ..."), which keeps its code.
+func exceptionCode(ae *thrift.ApplicationException) rpcerr.Code {
+	if ae.Type == thrift.ExceptionInternalError {
+		if code, ok := rpcerr.CodeFromMessage(ae.Message); ok {
+			switch code {
+			case rpcerr.Overloaded, rpcerr.ShuttingDown, rpcerr.Timeout:
+				return code
+			}
+		}
+	}
+	return rpcerr.Application
 }
 
 // readBody decodes body into v in the payload protocol of the frame.

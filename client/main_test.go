@@ -2,11 +2,16 @@ package client_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/petrel-rpc/petrel/server"
 
 	"go.uber.org/goleak"
 )
@@ -16,7 +21,12 @@ import (
 const serverEnv = "PETREL_CLIENT_TEST_SERVER"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(serverEnv) != "" {
+	switch os.Getenv(serverEnv) {
+	case "":
+	case "petrel":
+		runPetrelProcess()
+		return
+	default:
 		runServerProcess()
 		return
 	}
@@ -36,12 +46,34 @@ func runServerProcess() {
 	os.Exit(0)
 }
 
-// startServerProcess runs the test server in a child process and returns its
-// address.
-func startServerProcess(tb testing.TB) string {
+// runPetrelProcess serves the test service with Petrel's server until stdin
+// closes, after printing the address.
+func runPetrelProcess() {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	s := server.New(server.WithListener(ln))
+	if err := s.RegisterService(echoServiceInfo, &petrelEcho{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	go s.Run()
+	fmt.Println(ln.Addr().String())
+	bufio.NewReader(os.Stdin).ReadString('\n') // returns at EOF
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s.Stop(ctx)
+	os.Exit(0)
+}
+
+// startServerProcess runs a server in a child process and returns its
+// address: the test server, or Petrel's server when kind is "petrel".
+func startServerProcess(tb testing.TB, kind string) string {
 	tb.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), serverEnv+"=1")
+	cmd.Env = append(os.Environ(), serverEnv+"="+kind)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		tb.Fatal(err)
