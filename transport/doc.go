@@ -28,7 +28,11 @@
 //	                  typ thrift.MessageType, seq int32, body []byte, err error)
 //
 // Key* and StrKey* name the TTHeader info keys Kitex uses (method, caller and
-// callee, RPC timeout, business status, connection reset).
+// callee, RPC timeout, business status, connection reset); Flag* its FLAGS
+// bits; PayloadBinary and PayloadCompact its protocol ids. Errors: ErrNeedMore
+// (Detect only, unwrapped), and as causes of *rpcerr.Error with code
+// Protocol: ErrUnknownProtocol, ErrFrameTooLarge, ErrBadFrame, ErrBadMessage,
+// ErrUnsupported, ErrHeaderTooLarge.
 //
 // # Memory
 //
@@ -40,6 +44,10 @@
 // frame for all its new strings. Writing reserves each frame with one
 // Malloc and encodes the message straight into it; large strings and
 // binaries of generated structs are linked, not copied.
+//
+// Writing and reading back a 1 KiB message costs no allocation in Framed,
+// Buffered and TTHeader, also with Kitex's usual header keys, and one when a
+// header value changes with every call (a log id); see BenchmarkEcho1KB.
 //
 // # Limits
 //
