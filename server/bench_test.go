@@ -80,3 +80,50 @@ func BenchmarkServerEcho(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkServerEchoPipelined sends requests in batches of 16 on one
+// connection before reading the replies (as a multiplexing client does):
+// TTHeader requests are served concurrently and their replies flushed
+// together; Framed ones in order. One op is one request.
+func BenchmarkServerEchoPipelined(b *testing.B) {
+	const batch = 16
+	for _, p := range []transport.Protocol{transport.Framed, transport.TTHeader} {
+		b.Run(p.String(), func(b *testing.B) {
+			s := server.New()
+			h := &fixedHandler{resp: &echotest.Response{Action: "echo", Msg: strings.Repeat("r", 1000)}}
+			_, addr := startWith(b, s, h)
+			c := dial(b, addr, p)
+			c.conn.SetReadTimeout(0)
+			req := encodeRequest(b, p)
+			w, r := c.conn.Writer(), c.conn.Reader()
+			round := func(n int) {
+				for i := 0; i < n; i++ {
+					m, _ := w.Malloc(len(req))
+					copy(m, req)
+				}
+				if err := w.Flush(); err != nil {
+					b.Fatal(err)
+				}
+				for i := 0; i < n; i++ {
+					l, err := r.Next(4)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := r.Skip(int(binary.BigEndian.Uint32(l))); err != nil {
+						b.Fatal(err)
+					}
+				}
+				r.Release()
+			}
+			for i := 0; i < 100; i++ {
+				round(batch)
+			}
+			b.SetBytes(int64(len(req)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for done := 0; done < b.N; done += batch {
+				round(min(batch, b.N-done))
+			}
+		})
+	}
+}

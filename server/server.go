@@ -38,6 +38,7 @@ type Server struct {
 	loop     *netpoll.EventLoop            // guarded by mu
 	pool     *gopool.Pool                  // guarded by mu
 	ln       net.Listener                  // guarded by mu
+	served   chan struct{}                 // closed when Serve returns (after it started serving)
 
 	ep      endpoint.Endpoint // set before serving starts, read-only after
 	limiter *tokenBucket      // nil without WithMaxQPS; read-only
@@ -71,6 +72,7 @@ func New(opts ...Option) *Server {
 		cfg:    defaultConfig(),
 		byName: make(map[string]*method),
 		bySvc:  make(map[string]map[string]*method),
+		served: make(chan struct{}),
 	}
 	for _, o := range opts {
 		if o != nil {
@@ -164,6 +166,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Lock()
 	if s.stopped {
 		s.mu.Unlock()
+		ln.Close()
 		return ErrServerStopped
 	}
 	if s.serving {
@@ -199,6 +202,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.serving, s.loop, s.pool, s.ln = true, loop, pool, ln
 	s.mu.Unlock()
 
+	defer close(s.served)
 	err = loop.Serve(ln)
 	ln.Close()
 	if err != nil {
@@ -248,8 +252,9 @@ func (s *Server) Addr() net.Addr {
 //     and closes every connection once it is idle.
 //
 // If ctx ends first, the remaining connections are closed at once and
-// ctx.Err() is returned. Stop returns when Run or Serve has returned (or
-// would return at once). It may be called more than once.
+// ctx.Err() is returned; connections still busy when the exit wait time
+// ends are closed then. Stop returns after Run or Serve has returned
+// (or when ctx ends). It may be called more than once.
 func (s *Server) Stop(ctx context.Context) error {
 	s.mu.Lock()
 	if s.stopped {
@@ -265,20 +270,34 @@ func (s *Server) Stop(ctx context.Context) error {
 	s.mu.Unlock()
 
 	s.draining.Store(true)
-	s.lastRead.Store(time.Now().UnixNano())
-	err := s.drain(ctx)
-	if e := loop.Shutdown(ctx); err == nil {
+	start := time.Now()
+	s.lastRead.Store(start.UnixNano())
+	limit := start.Add(s.cfg.exitWait)
+	err := s.drain(ctx, limit)
+	// Connections still busy at the exit wait limit are closed then.
+	sctx, cancel := context.WithDeadline(ctx, limit)
+	defer cancel()
+	if e := loop.Shutdown(sctx); err == nil && ctx.Err() != nil {
 		err = e
 	}
-	// Handlers may still run if ctx ended: the pool waits for them.
-	pool.Close()
+	// Handlers may still run (a connection closed under them): wait for
+	// them as long as ctx allows.
+	if e := pool.Shutdown(ctx); err == nil {
+		err = e
+	}
+	select {
+	case <-s.served:
+	case <-ctx.Done():
+		if err == nil {
+			err = ctx.Err()
+		}
+	}
 	return err
 }
 
 // drain waits until nothing is in flight and the connections are quiet, or
 // the exit wait time or ctx ends.
-func (s *Server) drain(ctx context.Context) error {
-	limit := time.Now().Add(s.cfg.exitWait)
+func (s *Server) drain(ctx context.Context, limit time.Time) error {
 	quiet := min(s.cfg.quiet, s.cfg.exitWait)
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/petrel-rpc/petrel/codec/thrift"
 	"github.com/petrel-rpc/petrel/rpcerr"
+	"github.com/petrel-rpc/petrel/server"
 	"github.com/petrel-rpc/petrel/server/internal/echotest"
 	"github.com/petrel-rpc/petrel/transport"
 )
@@ -138,3 +140,38 @@ func TestStopLosesNothing(t *testing.T) {
 }
 
 func stopStarted(s interface{ Draining() bool }) bool { return s.Draining() }
+
+// TestStopBounded: a handler that outlives the exit wait time does not hold
+// Stop past ctx; its connection is closed at the exit wait limit.
+func TestStopBounded(t *testing.T) {
+	s, _, addr := startServer(t, server.WithExitWaitTime(100*time.Millisecond))
+	c := dial(t, addr, transport.TTHeader)
+	args := &echotest.EchoEchoArgs{Req: &echotest.Request{Action: "sleep", Msg: "600ms"}}
+	if err := c.send("echo", thrift.CALL, 1, args, nil); err != nil {
+		t.Fatal(err)
+	}
+	for s.Stats().InFlight == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err := s.Stop(ctx)
+	if d := time.Since(start); !errors.Is(err, context.DeadlineExceeded) || d > time.Second {
+		t.Fatalf("Stop = %v after %v, want the deadline after about 300ms", err, d)
+	}
+	if _, err := c.recv(nil); err == nil {
+		t.Fatal("the connection of the stuck handler is still open")
+	}
+	time.Sleep(400 * time.Millisecond) // let the handler end before the leak check
+}
+
+func TestIdleTimeout(t *testing.T) {
+	_, _, addr := startServer(t, server.WithIdleTimeout(100*time.Millisecond))
+	c := dial(t, addr, transport.Framed)
+	c.call(1, "echo", "x", nil)
+	start := time.Now()
+	if _, err := c.recv(nil); err == nil || time.Since(start) > 3*time.Second {
+		t.Fatalf("idle connection: %v after %v, want closed after about 100ms", err, time.Since(start))
+	}
+}
