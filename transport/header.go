@@ -35,9 +35,11 @@ type Header struct {
 	// ACLToken is TTHeader's INFO_ACL_TOKEN block (Kitex's "gdpr-token").
 	ACLToken string
 
-	// intSeen and strSeen remember the strings decoded from earlier frames,
-	// so that a repeated key and value cost no allocation. Bounded by
-	// maxSeen entries each.
+	// intSeen, strSeen and aclSeen remember the strings decoded from earlier
+	// frames, so that a repeated key and value cost no allocation. Only
+	// strings of headers up to rememberMax bytes are remembered (each keeps
+	// its header's copy alive), at most maxSeen per map: a Header retains
+	// at most about 2*maxSeen*rememberMax bytes.
 	intSeen map[uint16]string
 	strSeen map[string]strPair
 	aclSeen string
@@ -46,8 +48,12 @@ type Header struct {
 // strPair is a key and value decoded together.
 type strPair struct{ key, val string }
 
-// maxSeen bounds the remembered strings of a Header.
-const maxSeen = 128
+// maxSeen bounds the remembered strings of a Header; rememberMax is the
+// largest header whose strings are remembered.
+const (
+	maxSeen     = 32
+	rememberMax = 1 << 10
+)
 
 // Reset clears h for reuse, keeping the memory of its maps.
 func (h *Header) Reset() {

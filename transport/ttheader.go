@@ -86,6 +86,9 @@ func DecodeTTHeader(b []byte, maxSize int, h *Header) (payload []byte, n int, er
 	if maxSize <= 0 {
 		maxSize = DefaultMaxFrameSize
 	}
+	if h == nil {
+		h = new(Header)
+	}
 	h.Reset()
 	h.Protocol = TTHeader
 	if len(b) < ttFixed {
@@ -115,7 +118,7 @@ func (h *Header) decodeInfo(hb []byte) error {
 		}
 		return protoErr(ErrUnsupported, "ttheader: transform id %d requested; Petrel supports no transforms", hb[2])
 	}
-	d := infoDecoder{h: h, hb: hb}
+	d := infoDecoder{h: h, hb: hb, remember: len(hb) <= rememberMax}
 	pos := 2
 	for pos < len(hb) {
 		id := hb[pos]
@@ -133,7 +136,9 @@ func (h *Header) decodeInfo(hb []byte) error {
 			s, pos, err = d.str(pos, "ACL token")
 			if err == nil {
 				h.ACLToken = d.keep(s, h.aclSeen)
-				h.aclSeen = h.ACLToken
+				if d.remember {
+					h.aclSeen = h.ACLToken
+				}
 			}
 		default:
 			return protoErr(ErrBadFrame, "ttheader: unknown info id 0x%02x at header byte %d", id, pos-1)
@@ -149,9 +154,10 @@ func (h *Header) decodeInfo(hb []byte) error {
 // the Header's remembered strings when equal, else from arena: one private
 // copy of the header, made on the first string that needs it.
 type infoDecoder struct {
-	h     *Header
-	hb    []byte
-	arena []byte
+	h        *Header
+	hb       []byte
+	arena    []byte
+	remember bool // remember new strings in h (small headers only)
 }
 
 // u16 reads a uint16 at pos; what and part name it in errors.
@@ -208,10 +214,10 @@ func (d *infoDecoder) keyValues(pos int) (int, error) {
 	}
 	h := d.h
 	if h.StrInfo == nil {
-		h.StrInfo = make(map[string]string, c)
+		h.StrInfo = make(map[string]string, min(c, 16))
 	}
 	if h.strSeen == nil {
-		h.strSeen = make(map[string]strPair, c)
+		h.strSeen = make(map[string]strPair, min(c, maxSeen))
 	}
 	for range c {
 		var k, v []byte
@@ -230,11 +236,13 @@ func (d *infoDecoder) keyValues(pos int) (int, error) {
 			seen.key = d.keep(k, "")
 		}
 		seen.val = d.keep(v, "")
-		if len(h.strSeen) >= maxSeen {
-			clear(h.strSeen)
-		}
-		h.strSeen[seen.key] = seen
 		h.StrInfo[seen.key] = seen.val
+		if d.remember {
+			if len(h.strSeen) >= maxSeen {
+				clear(h.strSeen)
+			}
+			h.strSeen[seen.key] = seen
+		}
 	}
 	return pos, nil
 }
@@ -246,10 +254,10 @@ func (d *infoDecoder) intKeyValues(pos int) (int, error) {
 	}
 	h := d.h
 	if h.IntInfo == nil {
-		h.IntInfo = make(map[uint16]string, c)
+		h.IntInfo = make(map[uint16]string, min(c, 16))
 	}
 	if h.intSeen == nil {
-		h.intSeen = make(map[uint16]string, c)
+		h.intSeen = make(map[uint16]string, min(c, maxSeen))
 	}
 	for range c {
 		var k uint16
@@ -262,7 +270,7 @@ func (d *infoDecoder) intKeyValues(pos int) (int, error) {
 		}
 		prev, ok := h.intSeen[k]
 		s := d.keep(v, prev)
-		if !ok || s != prev {
+		if d.remember && (!ok || s != prev) {
 			if len(h.intSeen) >= maxSeen {
 				clear(h.intSeen)
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/petrel-rpc/petrel/buf"
@@ -295,5 +296,43 @@ func TestWriteMessageTTHeaderSeq(t *testing.T) {
 	_, typ, seq, _, err := transport.ReadMessage(lb, transport.TTHeader, 0, &in)
 	if err != nil || typ != thrift.REPLY || seq != 9 || in.SeqID != 9 {
 		t.Fatalf("typ %v seq %d frame seq %d err %v", typ, seq, in.SeqID, err)
+	}
+}
+
+// TestHeaderRememberBounded checks that a Header remembers a bounded number
+// of strings, and none from large headers.
+func TestHeaderRememberBounded(t *testing.T) {
+	var h transport.Header
+	for i := range 200 {
+		src := &transport.Header{}
+		src.SetInt(uint16(i), "v")
+		src.SetStr(strconv.Itoa(i), "v")
+		lb := buf.NewLinkBuffer()
+		room, err := transport.BeginFrame(lb, transport.TTHeader, src, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		room[0] = 0
+		lb.Flush()
+		if _, _, err := transport.DecodeTTHeader(lb.Bytes(), 0, &h); err != nil {
+			t.Fatal(err)
+		}
+		ints, strs := transport.SeenLen(&h)
+		if ints > transport.MaxSeen || strs > transport.MaxSeen {
+			t.Fatalf("remembers %d and %d strings", ints, strs)
+		}
+	}
+	var big transport.Header
+	src := &transport.Header{}
+	src.SetStr("big", string(make([]byte, transport.RememberMax)))
+	lb := buf.NewLinkBuffer()
+	room, _ := transport.BeginFrame(lb, transport.TTHeader, src, 1)
+	room[0] = 0
+	lb.Flush()
+	if _, _, err := transport.DecodeTTHeader(lb.Bytes(), 0, &big); err != nil || len(big.StrInfo["big"]) != transport.RememberMax {
+		t.Fatal(err)
+	}
+	if _, strs := transport.SeenLen(&big); strs != 0 {
+		t.Fatalf("remembered %d strings of a %d-byte header", strs, transport.RememberMax)
 	}
 }
