@@ -1,6 +1,6 @@
 // Command petrel is Petrel's tool: `petrel gen` compiles Thrift IDL into Go.
 //
-//	petrel gen -out DIR -module IMPORTPATH [-I dir]... [-keep-unknown] file.thrift
+//	petrel gen -out DIR -module IMPORTPATH [-I dir]... [-keep-unknown] [-service NAME] file.thrift
 //
 // It writes one Go package per Thrift file (the file and everything it
 // includes) under DIR, in the directory its `namespace go` names (a.b.c goes
@@ -8,6 +8,12 @@
 // IMPORTPATH is the Go import path of DIR; generated packages use it to
 // import each other. Errors in the IDL are printed as file:line:col: message
 // and make the command exit with status 1.
+//
+// With -service NAME it also writes, in DIR itself, the skeleton of a server
+// of service NAME (package main): main.go, which listens on the address of
+// its -addr flag, and handler.go, whose methods return a not-implemented
+// error. Existing files are never overwritten (the command says which it
+// left alone), so the handler can be edited and the IDL regenerated.
 package main
 
 import (
@@ -67,15 +73,22 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	var includes dirList
 	fs.Var(&includes, "I", "directory to search for included IDL files (repeatable; searched in order after the including file's directory)")
 	keep := fs.Bool("keep-unknown", false, "make structs keep fields they do not know (raw bytes) and write them back unchanged")
+	service := fs.String("service", "", "also write a server skeleton for this service (main.go and handler.go in DIR, package main; never overwritten)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `Usage: petrel gen -out DIR -module IMPORTPATH [-I dir]... [-keep-unknown] file.thrift
+		fmt.Fprint(fs.Output(), `Usage: petrel gen -out DIR -module IMPORTPATH [-I dir]... [-keep-unknown] [-service NAME] file.thrift
 
 Gen compiles a Thrift IDL file, and every file it includes, into Go: one
 package per Thrift file, placed under DIR by its "namespace go" (a.b.c goes to
 DIR/a/b/c, package c) or, without one, by the file's base name. Each struct
 gets binary and compact codecs (BLength, FastWrite, FastRead and their
-Compact twins); each service gets argument and result structs and a
-<Service>ServiceInfo method table.
+Compact twins); each service gets argument and result structs, a
+<Service>ServiceInfo method table, the handler interface <Service>, a client
+(<Service>Client, New<Service>Client) and New<Service>Server.
+
+With -service NAME, gen also writes DIR/main.go (a server of service NAME
+listening on its -addr flag) and DIR/handler.go (a handler whose methods
+return a not-implemented error), package main, unless they exist: they are
+yours to edit and are never overwritten.
 
 Flags:
 `)
@@ -125,5 +138,42 @@ Flags:
 			return 1
 		}
 	}
+	if *service == "" {
+		return 0
+	}
+	scaffold, err := gen.Scaffold(f, *service, gen.Options{Module: *module, KeepUnknown: *keep})
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	for _, gf := range scaffold {
+		p := filepath.Join(*out, filepath.FromSlash(gf.Path))
+		switch err := writeNew(p, gf.Content); {
+		case errors.Is(err, os.ErrExist):
+			fmt.Fprintf(stdout, "petrel gen: %s exists; left as it is (delete it to get a new skeleton)\n", p)
+		case err != nil:
+			fmt.Fprintln(stderr, "petrel gen:", err)
+			return 1
+		default:
+			fmt.Fprintf(stdout, "petrel gen: wrote %s\n", p)
+		}
+	}
 	return 0
+}
+
+// writeNew writes a file that must not exist yet; if it does, it returns an
+// error satisfying errors.Is(err, os.ErrExist) and changes nothing.
+func writeNew(p string, content []byte) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(content); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

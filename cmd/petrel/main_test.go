@@ -145,3 +145,65 @@ func TestGenSpeed(t *testing.T) {
 		t.Errorf("the generated file is not gofmt-formatted (err %v)", err)
 	}
 }
+
+// TestGenScaffold checks -service: main.go and handler.go are written once
+// and then left alone, and an unknown service is an error naming the
+// file's services.
+func TestGenScaffold(t *testing.T) {
+	dir := t.TempDir()
+	idl := filepath.Join(dir, "hello.thrift")
+	src := "namespace go demo.hello\nservice Greeter { string greet(1: string name) }\nservice Other {}\n"
+	if err := os.WriteFile(idl, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	args := []string{"gen", "-out", out, "-module", "example.com/greeter", "-service", "Greeter", idl}
+	var stdout, stderr bytes.Buffer
+	if code := run(args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, f := range []string{"main.go", "handler.go", "demo/hello/hello.go"} {
+		if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(f))); err != nil {
+			t.Errorf("%s not written: %v", f, err)
+		}
+	}
+	if !strings.Contains(stdout.String(), "wrote "+filepath.Join(out, "handler.go")) {
+		t.Errorf("stdout does not say handler.go was written:\n%s", stdout.String())
+	}
+	handler, err := os.ReadFile(filepath.Join(out, "handler.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"package main", "func (h *handler) Greet(ctx context.Context, name string) (r string, err error)", `hello "example.com/greeter/demo/hello"`} {
+		if !bytes.Contains(handler, []byte(want)) && !bytes.Contains(handler, []byte(strings.TrimPrefix(want, "hello "))) {
+			t.Errorf("handler.go lacks %q:\n%s", want, handler)
+		}
+	}
+
+	// The user edits the handler; a second run keeps it and says so.
+	edited := append(handler, []byte("\n// edited\n")...)
+	if err := os.WriteFile(filepath.Join(out, "handler.go"), edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	if code := run(args, &stdout, &stderr); code != 0 {
+		t.Fatalf("second run: exit %d: %s", code, stderr.String())
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, "handler.go")); !bytes.Equal(got, edited) {
+		t.Errorf("handler.go was overwritten")
+	}
+	for _, f := range []string{"main.go", "handler.go"} {
+		if !strings.Contains(stdout.String(), filepath.Join(out, f)+" exists; left as it is") {
+			t.Errorf("second run does not say %s was left alone:\n%s", f, stdout.String())
+		}
+	}
+
+	stderr.Reset()
+	bad := []string{"gen", "-out", out, "-module", "example.com/greeter", "-service", "Nope", idl}
+	if code := run(bad, &stdout, &stderr); code != 1 {
+		t.Fatalf("unknown service: exit %d, want 1", code)
+	}
+	if !strings.Contains(stderr.String(), `no service "Nope"; the file declares Greeter, Other`) {
+		t.Errorf("unknown service error: %s", stderr.String())
+	}
+}

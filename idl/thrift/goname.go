@@ -22,14 +22,15 @@ var reservedMethodNames = map[string]bool{
 	"FastWriteCompact": true, "FastWriteNocopy": true, "BLength": true,
 	"BLengthCompact": true, "Size": true, "String": true, "Validate": true,
 	"Equals": true, "DeepCopy": true, "Reset": true, "Error": true,
-	"CountSetFields": true, "IsSet": true,
+	"CountSetFields": true, "IsSet": true, "GetError": true,
 }
 
 // IsReservedMethodName reports whether name (a Go name) is a method the
 // generator defines on struct types: Read, Write, FastRead, FastReadCompact,
 // FastReadDepth, FastReadDepthCompact, FastWrite, FastWriteCompact,
 // FastWriteNocopy, BLength, BLengthCompact, Size, String, Validate, Equals,
-// DeepCopy, Reset, Error, CountSetFields, IsSet. The checks reject fields
+// DeepCopy, Reset, Error, CountSetFields, IsSet, GetError (result structs
+// of service functions have it). The checks reject fields
 // whose Go name is one of these.
 func IsReservedMethodName(name string) bool { return reservedMethodNames[name] }
 

@@ -247,6 +247,115 @@ func (fg *fileGen) writeValue(pr proto, t *thrift.Type, key bool, x string) {
 	}
 }
 
+// binRun batches the fixed-size parts of binary writes (field headers,
+// fixed-size values, container headers) that follow each other: their total
+// size is known at generation time, so a run is written through one array
+// pointer taken with a single bounds check, at constant offsets whose
+// bounds the compiler proves. Anything of variable size (strings, binaries,
+// structs, container elements) ends the run and is written at b[off:].
+type binRun struct {
+	fg    *fileGen
+	size  int
+	parts []binPart
+}
+
+// binPart is one fixed-size write of a run.
+type binPart struct {
+	at    int                    // offset in the run
+	write func(dst string) string // the call that writes at dst
+}
+
+// add appends a write of size bytes to the run.
+func (r *binRun) add(size int, write func(dst string) string) {
+	r.parts = append(r.parts, binPart{at: r.size, write: write})
+	r.size += size
+}
+
+// flush emits the run's writes and advances off past them.
+func (r *binRun) flush() {
+	switch len(r.parts) {
+	case 0:
+		return
+	case 1:
+		r.fg.p("off += %s", r.parts[0].write("b[off:]"))
+	default:
+		w := r.fg.local("w")
+		r.fg.p("%s := (*[%d]byte)(b[off:])", w, r.size)
+		for _, pt := range r.parts {
+			r.fg.p("%s", pt.write(w+"["+itoa(pt.at)+":]"))
+		}
+		r.fg.p("off += %d", r.size)
+	}
+	r.size, r.parts = 0, r.parts[:0]
+}
+
+// call returns a write that calls the binary codec's method name with
+// the destination and args.
+func binCall(name string, args ...string) func(string) string {
+	return func(dst string) string {
+		return "thrift.Binary." + name + "(" + strings.Join(append([]string{dst}, args...), ", ") + ")"
+	}
+}
+
+// writeBinary emits the binary write of x (of type t), adding its
+// fixed-size parts to run r.
+func (fg *fileGen) writeBinary(r *binRun, t *thrift.Type, key bool, x string) {
+	k := kindOf(t, key)
+	if key && isContainerKind(k) {
+		fg.writeBinary(r, t, false, "*"+x)
+		return
+	}
+	switch k {
+	case wBool, wI8, wI16, wI32, wI64, wDouble, wUUID:
+		name, _ := prim(k)
+		r.add(binaryFixed(k), binCall("Write"+name, fg.toPrim(t, key, x)))
+	case wString, wBinary:
+		r.flush()
+		name, _ := prim(k)
+		if fg.nocopy {
+			fg.p("off += thrift.Binary.Write%sNocopy(b[off:], w, %s)", name, fg.toPrim(t, key, x))
+		} else {
+			fg.p("off += thrift.Binary.Write%s(b[off:], %s)", name, fg.toPrim(t, key, x))
+		}
+	case wStruct:
+		r.flush()
+		if fg.nocopy {
+			fg.p("off += %s.FastWriteNocopy(b[off:], w)", x)
+		} else {
+			fg.p("off += %s.FastWrite(b[off:])", x)
+		}
+	case wList, wSet:
+		rt := t.Resolved()
+		begin := "WriteListBegin"
+		if k == wSet {
+			begin = "WriteSetBegin"
+		}
+		r.add(5, binCall(begin, ttype(kindOf(rt.Elem, false)), "len("+x+")"))
+		r.flush()
+		if name, st := fg.bulkPrim(binaryProto, rt.Elem); name != "" {
+			fg.p("off += thrift.Binary.Write%sSlice(b[off:], %s)", name, fg.asSlice(t, x, st))
+			return
+		}
+		v := fg.local("v")
+		fg.p("for _, %s := range %s {", v, x)
+		fg.writeBinary(r, rt.Elem, false, v)
+		r.flush()
+		fg.p("}")
+	case wMap:
+		rt := t.Resolved()
+		r.add(6, binCall("WriteMapBegin", ttype(kindOf(rt.Key, true)), ttype(kindOf(rt.Elem, false)), "len("+x+")"))
+		r.flush()
+		kv, vv := fg.local("k"), fg.local("v")
+		fg.p("for %s, %s := range %s {", kv, vv, x)
+		fg.writeBinary(r, rt.Key, true, kv)
+		fg.writeBinary(r, rt.Elem, false, vv)
+		r.flush()
+		fg.p("}")
+	default:
+		fg.g.fail(t.Pos, "cannot write type %s", t)
+	}
+}
+
 // ---- reading ----
 
 // errReturn returns the statement that returns a read error: wrapped with

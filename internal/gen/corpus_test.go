@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/petrel-rpc/petrel/idl/thrift"
+	"github.com/petrel-rpc/petrel/internal/gen"
 )
 
 // corpusModule is the module path of the temporary module the corpus test
@@ -45,8 +48,8 @@ func repoRoot(t *testing.T) string {
 	}
 }
 
-// TestCorpus generates every fixture into one temporary module, builds and
-// vets it, and runs there a generated round-trip test over every struct
+// TestCorpus generates every fixture into one temporary module, with two
+// server skeletons (gen.Scaffold), builds and vets it, and runs there a generated round-trip test over every struct
 // (binary, nocopy and compact) plus the behaviour tests of
 // testdata/harness.
 func TestCorpus(t *testing.T) {
@@ -125,11 +128,35 @@ func TestCorpus(t *testing.T) {
 		}
 		writeFile(t, filepath.Join(dir, strings.TrimSuffix(filepath.Base(h), ".txt")), b)
 	}
+	// Server skeletons (petrel gen -service), each beside its generated
+	// packages, built with the rest.
+	for _, sc := range []struct{ fixture, service string }{{"behavior", "Echo"}, {"idl_keywords", "select"}} {
+		var fx fixture
+		for _, f := range fixtures(t) {
+			if f.name == sc.fixture {
+				fx = f
+			}
+		}
+		fx.opt.Module = corpusModule + "/scaffold/" + sc.fixture
+		files := generate(t, fx)
+		f, err := thrift.ParseFile(fx.path, thrift.ParseOptions{IncludeDirs: fx.includeDirs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		skel, err := gen.Scaffold(f, sc.service, fx.opt)
+		if err != nil {
+			t.Fatalf("Scaffold(%s, %s): %v", fx.path, sc.service, err)
+		}
+		for _, f := range append(files, skel...) {
+			writeFile(t, filepath.Join(dir, "scaffold", sc.fixture, filepath.FromSlash(f.Path)), f.Content)
+		}
+	}
 	// A package at the module root so that ./... has the test in it.
 	writeFile(t, filepath.Join(dir, "doc.go"), []byte("// Package corpus holds the corpus test of the generator.\npackage corpus\n"))
 	t.Logf("%d packages, %d structs", len(pkgs), nstructs)
 
 	goCmd(t, dir, "vet", "./...")
+	goCmd(t, dir, "build", "./...")
 	goCmd(t, dir, "test", "-count=1", "./...")
 }
 

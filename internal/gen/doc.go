@@ -41,9 +41,41 @@
 // For each service S and function f: SFArgs (the arguments, by their ids)
 // and, unless f is oneway, SFResult (Success as field 0 unless f is void,
 // then one optional field per declared exception), each with the methods
-// above; and SServiceInfo, a *thrift.ServiceInfo listing every method,
-// inherited ones included, with constructors of its argument and result
-// structs.
+// above; every SFResult also has GetError() error, the declared exception
+// set in it (nil when none). Then, for S (github.com/petrel-rpc/petrel
+// client and server packages; `Echo` stands for S):
+//
+//	type Echo interface {            // the handler users implement; embeds the base
+//		Echo(ctx context.Context, req *Req) (r *Resp, err error) // void and oneway: (err error)
+//	}
+//	var EchoServiceInfo *thrift.ServiceInfo // every method, inherited ones too, with Handler
+//	type EchoClient interface {      // embeds the base's client, or has Close() error
+//		Echo(ctx context.Context, req *Req, opts ...client.CallOption) (r *Resp, err error)
+//	}
+//	func NewEchoClient(destService string, opts ...client.Option) (EchoClient, error)
+//	func NewEchoClientFrom(c *client.Client) EchoClient
+//	func NewEchoServer(handler Echo, opts ...server.Option) *server.Server
+//	func RegisterEchoService(s *server.Server, handler Echo) error
+//
+// Methods take the IDL's arguments in order, as the types of the Args
+// fields, under lower-camel-case names (suffixed with "_" where they would
+// clash with a keyword, a predeclared identifier, an import or a local).
+// A function whose Go name would be Close is named Close_ (the client's
+// Close is taken).
+//
+// Each MethodInfo.Handler asserts the handler to the interface, calls the
+// method with the Args fields and stores the outcome in the Result: Success,
+// or the declared exception the returned error is or wraps (a type switch,
+// then errors.As), returning nil; any other error is returned as it is. An
+// empty container or binary result is sent as empty, not as unset. The
+// client method fills the Args and Result held in one allocation, calls
+// client.Client.Call and returns Success, the declared exception as its
+// own Go type (so errors.As finds it), the client's error, or an
+// ApplicationException MISSING_RESULT when the reply holds nothing.
+//
+// [Scaffold] (petrel gen -service) writes a server skeleton, package main:
+// main.go, which serves the handler on its -addr flag, and handler.go, a
+// handler whose methods return a not-implemented error.
 //
 // # Codecs
 //

@@ -101,7 +101,10 @@ func reservedAliases() map[string]bool {
 	m := map[string]bool{}
 	for _, s := range []string{"thrift", "fmt", "b", "p", "w", "t", "id", "n", "err", "off",
 		"depth", "l", "last", "bv", "hb", "fstart", "vstart", "s", "v", "k", "et", "kt", "vt",
-		"size", "text", "true", "false", "nil", "any", "int", "string", "bool", "byte", "error"} {
+		"size", "text", "true", "false", "nil", "any", "int", "string", "bool", "byte", "error",
+		// The service glue's imports and locals.
+		"context", "errors", "client", "server", "ctx", "opts", "handler", "args", "result",
+		"h", "a", "r", "e", "ok", "ret", "x", "c", "call"} {
 		m[s] = true
 	}
 	return m

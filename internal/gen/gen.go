@@ -190,6 +190,8 @@ type generator struct {
 	scopes map[string]map[string]bool
 	// synth holds the argument and result structs of service functions.
 	synth map[*thrift.Function]svcStructs
+	// svcNames holds the identifiers generated for each service.
+	svcNames map[*thrift.Service]svcNames
 	// stringy caches hasStrings.
 	stringy map[*thrift.Struct]bool
 	err     error
@@ -197,12 +199,13 @@ type generator struct {
 
 func newGenerator(opt Options) *generator {
 	return &generator{
-		opt:     opt,
-		pkgs:    map[*thrift.File]*pkgInfo{},
-		names:   map[any]string{},
-		scopes:  map[string]map[string]bool{},
-		synth:   map[*thrift.Function]svcStructs{},
-		stringy: map[*thrift.Struct]bool{},
+		opt:      opt,
+		pkgs:     map[*thrift.File]*pkgInfo{},
+		names:    map[any]string{},
+		scopes:   map[string]map[string]bool{},
+		synth:    map[*thrift.Function]svcStructs{},
+		svcNames: map[*thrift.Service]svcNames{},
+		stringy:  map[*thrift.Struct]bool{},
 	}
 }
 
@@ -325,21 +328,7 @@ func (g *generator) nameDecls(f *thrift.File) {
 			g.names[key{d, "New"}] = g.claim(pkg, "New"+g.names[d])
 			g.nameFieldDefaults(pkg, d)
 		case *thrift.Service:
-			sn := thrift.GoName(d.Name)
-			g.names[d] = sn
-			g.names[key{d, "ServiceInfo"}] = g.claim(pkg, sn+"ServiceInfo")
-			for _, fn := range d.Functions {
-				m := sn + thrift.GoName(fn.Name)
-				ss := g.serviceStructs(fn)
-				g.names[ss.args] = g.claim(pkg, m+"Args")
-				g.names[key{ss.args, "New"}] = g.claim(pkg, "New"+g.names[ss.args])
-				g.nameFieldDefaults(pkg, ss.args)
-				if ss.result != nil {
-					g.names[ss.result] = g.claim(pkg, m+"Result")
-					g.names[key{ss.result, "New"}] = g.claim(pkg, "New"+g.names[ss.result])
-					g.nameFieldDefaults(pkg, ss.result)
-				}
-			}
+			g.nameService(pkg, d)
 		}
 	}
 }

@@ -110,26 +110,32 @@ func (fg *fileGen) genBinaryCodec(s *thrift.Struct) {
 }
 
 // writeBody writes the statements of FastWrite (or FastWriteNocopy, when
-// fg.nocopy is set).
+// fg.nocopy is set). Fixed-size parts that follow each other are written as
+// one run (see binRun).
 func (fg *fileGen) writeBody(s *thrift.Struct, fields []*thrift.Field) {
 	fg.p("if p == nil { return thrift.Binary.WriteFieldStop(b) }")
 	fg.p("off := 0")
+	r := &binRun{fg: fg}
 	for _, fl := range fields {
 		k := kindOf(fl.Type, false)
 		opt := fieldOptional(s, fl)
 		if opt {
+			r.flush()
 			fg.p("if p.%s != nil {", fieldGoName(s, fl))
 		}
-		fg.p("off += thrift.Binary.WriteFieldBegin(b[off:], %s, %d)", ttype(k), fl.ID)
-		fg.writeValue(binaryProto, fl.Type, false, fieldValue(s, fl))
+		r.add(3, binCall("WriteFieldBegin", ttype(k), itoa(fl.ID)))
+		fg.writeBinary(r, fl.Type, false, fieldValue(s, fl))
 		if opt {
+			r.flush()
 			fg.p("}")
 		}
 	}
 	if fg.g.opt.KeepUnknown {
+		r.flush()
 		fg.p("off += copy(b[off:], p._unknownFields)")
 	}
-	fg.p("off += thrift.Binary.WriteFieldStop(b[off:])")
+	r.add(1, binCall("WriteFieldStop"))
+	r.flush()
 	fg.p("return off")
 }
 
@@ -151,6 +157,18 @@ func (fg *fileGen) genRead(s *thrift.Struct, pr proto) {
 		fg.p("}")
 	} else {
 		fg.p("func (p *%s) FastRead%s(b []byte) (int, error) { return p.FastReadDepth%s(b, 1) }", name, suffix, suffix)
+	}
+	fg.p("")
+	fg.p("// FastReadWhole%s is FastRead%s for a b that holds p and nothing after it", suffix, suffix)
+	fg.p("// worth keeping, such as a whole message payload (thrift.Unmarshal%s calls it).", suffix)
+	if fg.g.hasStrings(s) {
+		fg.p("// Its private copy is all of b, taken without the scan for p's end that")
+		fg.p("// FastRead%s makes on large inputs.", suffix)
+		fg.p("func (p *%s) FastReadWhole%s(b []byte) (int, error) {", name, suffix)
+		fg.p("return p.FastReadDepth%s(append([]byte(nil), b...), 1)", suffix)
+		fg.p("}")
+	} else {
+		fg.p("func (p *%s) FastReadWhole%s(b []byte) (int, error) { return p.FastReadDepth%s(b, 1) }", name, suffix, suffix)
 	}
 	fg.p("")
 	fg.p("// FastReadDepth%s is FastRead%s for a struct nested depth levels deep (1 for", suffix, suffix)

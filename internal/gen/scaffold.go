@@ -1,0 +1,168 @@
+package gen
+
+import (
+	"bytes"
+	"fmt"
+	"go/format"
+	"sort"
+	"strings"
+
+	"github.com/petrel-rpc/petrel/idl/thrift"
+)
+
+// Scaffold returns the starting point of a server for service (a service of
+// f, by its IDL name): main.go, a runnable server that listens on the
+// address of its -addr flag, and handler.go, a handler whose methods return
+// zero values and a not-implemented error. Both are package main, meant for
+// the output directory whose import path is opt.Module, beside the packages
+// Generate writes there. They are the user's to edit: callers must not
+// overwrite existing files with them.
+func Scaffold(f *thrift.File, service string, opt Options) ([]File, error) {
+	if opt.Module == "" {
+		return nil, &Error{Msg: "Options.Module (the import path of the output directory) is empty"}
+	}
+	var svc *thrift.Service
+	var names []string
+	for _, d := range f.Decls {
+		if s, ok := d.(*thrift.Service); ok {
+			names = append(names, s.Name)
+			if s.Name == service {
+				svc = s
+			}
+		}
+	}
+	if svc == nil {
+		if len(names) == 0 {
+			return nil, &Error{Pos: thrift.Pos{File: f.Path}, Msg: fmt.Sprintf("no service %q: the file declares no service", service)}
+		}
+		return nil, &Error{Pos: thrift.Pos{File: f.Path}, Msg: fmt.Sprintf("no service %q; the file declares %s", service, strings.Join(names, ", "))}
+	}
+	g := newGenerator(opt)
+	files := allFiles(f)
+	for _, tf := range files {
+		g.plan(tf)
+	}
+	for _, tf := range files {
+		g.nameDecls(tf)
+	}
+	mainPkg := &pkgInfo{name: "main", importPath: strings.TrimSuffix(opt.Module, "/")}
+
+	// handler.go
+	hg := g.scaffoldFile(f, mainPkg)
+	hg.imports["context"] = "context"
+	hg.imports["errors"] = "errors"
+	iface := hg.qual(svc)
+	hg.p("// handler implements %s: fill in its methods.", iface)
+	hg.p("type handler struct{}")
+	hg.p("")
+	hg.p("// errNotImplemented is what the methods return until they are written.")
+	hg.p("var errNotImplemented = errors.New(\"not implemented\")")
+	hg.p("")
+	for _, fn := range serviceMethods(svc) {
+		ms := hg.sig(fn)
+		hg.doc(fn.Doc)
+		if fn.Doc == "" {
+			hg.p("// %s implements %s.%s.", ms.name, fn.Service.Name, fn.Name)
+		}
+		hg.p("func (h *handler) %s(%s) %s {", ms.name, ms.paramList(false), ms.results())
+		if ms.ret == "" {
+			hg.p("return errNotImplemented")
+		} else {
+			hg.p("return r, errNotImplemented")
+		}
+		hg.p("}")
+		hg.p("")
+	}
+	handlerSrc, err := hg.scaffoldSource(fmt.Sprintf("// The handler of service %s, written by petrel gen -service as a skeleton\n// to fill in; petrel gen never overwrites this file.\n", svc.Name), false)
+	if err != nil {
+		return nil, err
+	}
+
+	// main.go
+	mg := g.scaffoldFile(f, mainPkg)
+	for _, p := range []string{"context", "flag", "log", "os", "os/signal", "syscall", "time"} {
+		mg.imports[p] = p[strings.LastIndexByte(p, '/')+1:]
+	}
+	mg.imports[ServerImportPath] = "server"
+	n := g.svcNames[svc]
+	mg.p("func main() {")
+	mg.p("addr := flag.String(\"addr\", \":8888\", \"address to listen on (host:port)\")")
+	mg.p("flag.Parse()")
+	mg.p("s := %s(new(handler), server.WithListenAddress(*addr))", mg.qualName(svc.File, n.newServer))
+	mg.p("// Stop gracefully on SIGINT or SIGTERM: finish the calls in progress.")
+	mg.p("sig := make(chan os.Signal, 1)")
+	mg.p("signal.Notify(sig, os.Interrupt, syscall.SIGTERM)")
+	mg.p("go func() {")
+	mg.p("<-sig")
+	mg.p("ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)")
+	mg.p("defer cancel()")
+	mg.p("if err := s.Stop(ctx); err != nil {")
+	mg.p("%s", `log.Printf("stop: %v", err)`)
+	mg.p("}")
+	mg.p("}()")
+	mg.p("log.Printf(\"serving %s on %%s\", *addr)", svc.Name)
+	mg.p("if err := s.Run(); err != nil {")
+	mg.p("log.Fatal(err)")
+	mg.p("}")
+	mg.p("}")
+	mainSrc, err := mg.scaffoldSource(fmt.Sprintf("// Command main serves service %s; written by petrel gen -service as a\n// starting point (petrel gen never overwrites this file). Run it with\n// -addr host:port.\n", svc.Name), true)
+	if err != nil {
+		return nil, err
+	}
+	if g.err != nil {
+		return nil, g.err
+	}
+	return []File{{Path: "handler.go", Content: handlerSrc}, {Path: "main.go", Content: mainSrc}}, nil
+}
+
+// scaffoldFile returns a fileGen for a package main file beside the
+// generated packages, whose local names imports and parameters avoid.
+func (g *generator) scaffoldFile(f *thrift.File, pkg *pkgInfo) *fileGen {
+	fg := &fileGen{g: g, f: f, pkg: pkg, buf: &bytes.Buffer{}, imports: map[string]string{}, aliases: reservedAliases()}
+	for _, s := range []string{"flag", "log", "os", "signal", "syscall", "time", "main", "handler", "errNotImplemented", "addr", "sig", "cancel"} {
+		fg.aliases[s] = true
+	}
+	return fg
+}
+
+// scaffoldSource puts the header, package clause and imports before the
+// body written so far and formats the result.
+func (fg *fileGen) scaffoldSource(header string, pkgDoc bool) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(header)
+	if !pkgDoc {
+		b.WriteByte('\n')
+	}
+	b.WriteString("package main\n\nimport (\n")
+	var std, other []string
+	for p := range fg.imports {
+		if strings.Contains(p, ".") {
+			other = append(other, p)
+		} else {
+			std = append(std, p)
+		}
+	}
+	sort.Strings(std)
+	sort.Strings(other)
+	for _, p := range std {
+		fmt.Fprintf(&b, "\t%q\n", p)
+	}
+	if len(std) > 0 && len(other) > 0 {
+		b.WriteByte('\n')
+	}
+	for _, p := range other {
+		a := fg.imports[p]
+		if a == p[strings.LastIndexByte(p, '/')+1:] {
+			fmt.Fprintf(&b, "\t%q\n", p)
+		} else {
+			fmt.Fprintf(&b, "\t%s %q\n", a, p)
+		}
+	}
+	b.WriteString(")\n\n")
+	b.Write(fg.buf.Bytes())
+	out, err := format.Source(b.Bytes())
+	if err != nil {
+		return nil, &Error{Pos: thrift.Pos{File: fg.f.Path}, Msg: fmt.Sprintf("generated Go does not parse (a generator bug): %v\n%s", err, numbered(b.Bytes()))}
+	}
+	return out, nil
+}
