@@ -31,6 +31,8 @@ type connState struct {
 	queued  int          // guarded by wmu: replies written and not flushed
 	writers atomic.Int32 // goroutines writing or waiting for wmu
 
+	inflight atomic.Int32 // TTHeader requests of this connection read and not yet answered
+
 	reject  bool        // set in onPrepare, read in onConnect (same order as netpoll runs them)
 	counted atomic.Bool // the connection is counted in stats.conns
 }
@@ -62,6 +64,10 @@ func (s *Server) onDisconnect(ctx context.Context, conn netpoll.Connection) {
 		s.stats.conns.Add(-1)
 	}
 }
+
+// maxConnInflight bounds the TTHeader requests of one connection served
+// at once; beyond it the connection's reader serves requests itself.
+const maxConnInflight = 1024
 
 // maxQueued is the number of in-order replies written before a flush is
 // forced while more requests are waiting.
@@ -174,8 +180,16 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 		}
 	}
 	s.inflight.Add(1)
-	if concurrent {
+	if concurrent && c.cs.inflight.Add(1) <= maxConnInflight {
 		s.pool.Go(c.run)
+		return nil
+	}
+	if concurrent {
+		// Too many requests of this connection are being served: serve
+		// this one here. The reader stops reading meanwhile, and netpoll
+		// stops reading the socket once its input cap is reached, which
+		// pushes back on the client.
+		c.serve(true)
 		return nil
 	}
 	c.serve(false)
@@ -254,7 +268,11 @@ func (c *call) serve(flush bool) {
 	}
 	m.putArgs(c.args)
 	m.putResult(result)
+	cs := c.cs
 	putCall(c)
+	if cs.proto == transport.TTHeader {
+		cs.inflight.Add(-1)
+	}
 	s.inflight.Add(-1)
 }
 

@@ -19,7 +19,10 @@
 //   - TTHeader requests, which Kitex-style clients pipeline and match by
 //     sequence id, are served concurrently, each on a goroutine from a pool;
 //     replies are written under the connection's write lock, and the last of
-//     several writers flushes for all of them.
+//     several writers flushes for all of them. At most 1024 requests of one
+//     connection are served at once; beyond that the connection's reader
+//     serves requests itself and stops reading, which pushes back on the
+//     client.
 //   - Framed and Buffered requests are served in order on the reader's
 //     goroutine (Apache clients expect replies in order); replies to
 //     pipelined requests are flushed together.

@@ -444,3 +444,39 @@ func TestSeveralServices(t *testing.T) {
 		t.Fatalf("multiplexed Echo:echo: %v %q", err, res.Success.GetMsg())
 	}
 }
+
+// TestPipelineBounded: a client pipelining far more TTHeader requests than
+// the per-connection bound gets every answer, while the server serves at
+// most about the bound at once.
+func TestPipelineBounded(t *testing.T) {
+	s, _, addr := startServer(t)
+	c := dial(t, addr, transport.TTHeader)
+	const n = 3000
+	sendErr := make(chan error, 1)
+	go func() {
+		args := &echotest.EchoEchoArgs{Req: &echotest.Request{Action: "sleep", Msg: "20ms"}}
+		for i := int32(0); i < n; i++ {
+			if err := c.send("echo", thrift.CALL, i, args, nil); err != nil {
+				sendErr <- err
+				return
+			}
+		}
+		sendErr <- nil
+	}()
+	var most int64
+	for i := 0; i < n; i++ {
+		if f := s.Stats().InFlight; f > most {
+			most = f
+		}
+		if rep, err := c.recv(nil); err != nil || rep.typ != thrift.REPLY {
+			t.Fatalf("reply %d: %v %+v", i, err, rep)
+		}
+	}
+	if err := <-sendErr; err != nil {
+		t.Fatal(err)
+	}
+	if most > 1024+1 {
+		t.Fatalf("%d requests in flight at once, want at most 1025", most)
+	}
+	t.Logf("at most %d in flight", most)
+}
