@@ -68,7 +68,7 @@ func New(service string, opts ...Option) (*Client, error) {
 	case poolShort:
 		c.pool = &shortPool{d: &c.dialer}
 	case poolMux:
-		c.mux = newMuxPool(&c.dialer, cfg.muxConns, cfg.maxMessageSize)
+		c.mux = newMuxPool(&c.dialer, cfg.muxConns, cfg.maxMessageSize, cfg.rpcTimeout)
 	default:
 		c.pool = newLongPool(&c.dialer, cfg.long)
 	}

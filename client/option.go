@@ -274,8 +274,10 @@ func WithLongConnection(cfg LongPoolConfig) Option {
 // WithMuxConnection shares conns connections per address among all
 // concurrent calls (0: DefaultMuxConnections, 4). Replies are matched to
 // calls by sequence id, and the requests of concurrent callers are written
-// with one flush. It needs the TTHeader transport (the default). The default
-// pool is WithLongConnection.
+// with one flush. It needs the TTHeader transport (the default). A flush
+// that cannot finish within the client's RPC timeout (the peer stopped
+// reading) fails the connection and the calls on it. The default pool is
+// WithLongConnection.
 func WithMuxConnection(conns int) Option {
 	return optionFunc(func(c *config) {
 		if conns < 0 {

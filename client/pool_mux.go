@@ -14,9 +14,10 @@ import (
 
 // muxPool keeps a few shared connections per address (WithMuxConnection).
 type muxPool struct {
-	d       *dialer
-	size    int
-	maxSize int // largest reply frame
+	d            *dialer
+	size         int
+	maxSize      int           // largest reply frame
+	writeTimeout time.Duration // bounds a flush stalled by a full socket; 0: none
 
 	mu     sync.RWMutex
 	addrs  map[string]*muxSlots  // guarded by mu
@@ -31,9 +32,9 @@ type muxSlots struct {
 	dial  []sync.Mutex // one per slot: a single dial replaces a broken connection
 }
 
-func newMuxPool(d *dialer, size, maxSize int) *muxPool {
+func newMuxPool(d *dialer, size, maxSize int, writeTimeout time.Duration) *muxPool {
 	return &muxPool{
-		d: d, size: size, maxSize: maxSize,
+		d: d, size: size, maxSize: maxSize, writeTimeout: writeTimeout,
 		addrs: make(map[string]*muxSlots),
 		live:  make(map[*muxConn]struct{}),
 	}
@@ -90,6 +91,10 @@ func (p *muxPool) get(ctx context.Context, addr string, deadline time.Time) (*mu
 		conn.Close()
 		return nil, errClientClosed
 	}
+	// A flush holds the write lock: one stalled by a peer that stops
+	// reading would hold up every caller, so it fails the connection after
+	// writeTimeout instead.
+	conn.SetWriteTimeout(p.writeTimeout)
 	mc := newMuxConn(conn, p.maxSize, p.forget)
 	p.live[mc] = struct{}{}
 	old := s.conns[i].Swap(mc)
