@@ -245,10 +245,12 @@ func TestPeerCloseDetectedQuickly(t *testing.T) {
 		c.Close()
 		time.Sleep(200 * time.Microsecond)
 	}
+	timeout := time.NewTimer(5 * time.Second)
+	defer timeout.Stop()
 	for i := 0; i < n; i++ {
 		select {
 		case <-got:
-		case <-time.After(5 * time.Second):
+		case <-timeout.C:
 			t.Fatalf("only %d of %d OnDisconnect calls", i, n)
 		}
 	}
