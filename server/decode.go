@@ -20,6 +20,16 @@ type depthReaderCompact interface {
 	FastReadDepthCompact(b []byte, depth int) (int, error)
 }
 
+// Large arguments: generated structs' FastReadWhole copies the whole
+// payload without first scanning for the struct's end.
+type wholeReader interface {
+	FastReadWhole(b []byte) (int, error)
+}
+
+type wholeReaderCompact interface {
+	FastReadWholeCompact(b []byte) (int, error)
+}
+
 // Contexts with room for the arguments' bytes, by size.
 type (
 	callCtx512 struct {
@@ -81,6 +91,10 @@ func decodeArgs(args thrift.FastCodec, body []byte, payload uint8) (*callCtx, er
 			_, err := dr.FastReadDepthCompact(b, 1)
 			return ctx, err
 		}
+		if wr, ok := args.(wholeReaderCompact); ok {
+			_, err := wr.FastReadWholeCompact(body)
+			return new(callCtx), err
+		}
 		_, err := cc.FastReadCompact(body)
 		return new(callCtx), err
 	}
@@ -88,6 +102,10 @@ func decodeArgs(args thrift.FastCodec, body []byte, payload uint8) (*callCtx, er
 		ctx, b := newCallCtx(body)
 		_, err := dr.FastReadDepth(b, 1)
 		return ctx, err
+	}
+	if wr, ok := args.(wholeReader); ok {
+		_, err := wr.FastReadWhole(body)
+		return new(callCtx), err
 	}
 	_, err := args.FastRead(body)
 	return new(callCtx), err

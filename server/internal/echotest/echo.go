@@ -110,6 +110,14 @@ func (p *Request) FastRead(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *Request) FastReadWhole(b []byte) (int, error) {
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
 // FastReadDepth is FastRead for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -192,6 +200,14 @@ func (p *Request) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *Request) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
@@ -339,6 +355,14 @@ func (p *Response) FastRead(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *Response) FastReadWhole(b []byte) (int, error) {
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
 // FastReadDepth is FastRead for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -421,6 +445,14 @@ func (p *Response) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *Response) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
@@ -559,6 +591,14 @@ func (p *Oops) FastRead(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *Oops) FastReadWhole(b []byte) (int, error) {
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
 // FastReadDepth is FastRead for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -629,6 +669,14 @@ func (p *Oops) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *Oops) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
@@ -761,6 +809,14 @@ func (p *EchoEchoArgs) FastRead(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *EchoEchoArgs) FastReadWhole(b []byte) (int, error) {
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
 // FastReadDepth is FastRead for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -833,6 +889,14 @@ func (p *EchoEchoArgs) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *EchoEchoArgs) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
@@ -1002,6 +1066,14 @@ func (p *EchoEchoResult) FastRead(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *EchoEchoResult) FastReadWhole(b []byte) (int, error) {
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
 // FastReadDepth is FastRead for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -1106,6 +1178,14 @@ func (p *EchoEchoResult) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *EchoEchoResult) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
@@ -1255,6 +1335,14 @@ func (p *EchoNotifyArgs) FastRead(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *EchoNotifyArgs) FastReadWhole(b []byte) (int, error) {
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
 // FastReadDepth is FastRead for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -1325,6 +1413,14 @@ func (p *EchoNotifyArgs) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *EchoNotifyArgs) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
