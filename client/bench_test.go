@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/petrel-rpc/petrel/client"
 	"github.com/petrel-rpc/petrel/transport"
@@ -81,6 +82,36 @@ func benchCallParallel(b *testing.B, kind string) {
 					}
 				}
 			})
+		})
+	}
+}
+
+// BenchmarkCallVariants measures what a per-call timeout and a cancelable
+// context cost on top of a plain call (test server in a child process).
+func BenchmarkCallVariants(b *testing.B) {
+	addr := startServerProcess(b, "test")
+	for _, s := range []setup{benchSetups()[0], benchSetups()[3]} {
+		c := newClient(b, addr, s)
+		args := &echoArgs{Msg: []byte("hello, petrel")}
+		res := &echoResult{Success: make([]byte, 0, 64)}
+		timeout := 500 * time.Millisecond
+		b.Run(s.name+"/call-timeout", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := c.Call(context.Background(), "echo", false, args, res, client.WithCallTimeout(timeout)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(s.name+"/cancelable-ctx", func(b *testing.B) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := c.Call(ctx, "echo", false, args, res); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

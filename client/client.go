@@ -84,7 +84,9 @@ func New(service string, opts ...Option) (*Client, error) {
 // (WithRPCTimeout) or the call's own (WithCallTimeout); it then returns an
 // error of code rpcerr.Timeout, which is a net.Error with Timeout() true,
 // and a reply arriving later is discarded. Other failures:
-//   - rpcerr.Canceled: ctx was canceled;
+//   - rpcerr.Canceled: ctx was canceled (the multiplexed pool stops waiting
+//     at once; the short and long pools see it when the reply or the
+//     deadline comes, see WithLongConnection);
 //   - rpcerr.Connection: dialing, writing or reading failed (the connection
 //     is closed and the pool replaces it);
 //   - rpcerr.Protocol: the reply's bytes were bad or over WithMaxMessageSize;
@@ -235,8 +237,7 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	conn := pc.conn
 	ri := &cs.ri
 	ri.RemoteAddr, ri.LocalAddr = conn.RemoteAddr(), conn.LocalAddr()
-	stop, ok := pc.arm(ctx, deadline)
-	if !ok {
+	if !pc.arm(deadline) {
 		c.pool.put(pc, true)
 		return c.timeoutError(cs)
 	}
@@ -244,17 +245,15 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	w := conn.Writer()
 	err = transport.WriteMessage(w, c.cfg.protocol, &cs.hdr, ri.Method, messageType(cs.oneway), ri.SeqID, args)
 	if err != nil {
-		pc.disarm(stop)
 		c.pool.put(pc, false)
 		return rpcerr.Wrap(rpcerr.Protocol, err, "encoding the request of "+ri.Method)
 	}
 	if err = w.Flush(); err != nil {
-		pc.disarm(stop)
 		c.pool.put(pc, false)
-		return c.ioError(ctx, cs, pc, err, "writing the request of "+ri.Method+" to "+addr)
+		return c.ioError(ctx, cs, err, "writing the request of "+ri.Method+" to "+addr)
 	}
 	if cs.oneway {
-		c.pool.put(pc, pc.disarm(stop))
+		c.pool.put(pc, true)
 		return nil
 	}
 	r := conn.Reader()
@@ -262,19 +261,17 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	rh.Reset()
 	_, typ, seq, body, err := transport.ReadMessage(r, c.cfg.protocol, c.cfg.maxMessageSize, rh)
 	if err != nil {
-		pc.disarm(stop)
 		c.pool.put(pc, false)
-		return c.ioError(ctx, cs, pc, err, "reading the reply of "+ri.Method+" from "+addr)
+		return c.ioError(ctx, cs, err, "reading the reply of "+ri.Method+" from "+addr)
 	}
 	if seq != ri.SeqID {
 		r.Release()
-		pc.disarm(stop)
 		c.pool.put(pc, false)
 		return rpcerr.New(rpcerr.Protocol, "the reply's sequence id does not match the request's (BAD_SEQUENCE_ID)")
 	}
 	err = decodeReply(typ, body, result, rh)
 	r.Release()
-	reusable := pc.disarm(stop) && !serverAsksDrop(rh)
+	reusable := !serverAsksDrop(rh)
 	if err != nil {
 		switch rpcerr.CodeOf(err) {
 		case rpcerr.Application, rpcerr.Business, rpcerr.Overloaded:
@@ -288,11 +285,11 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 }
 
 // ioError classifies a failed write or read of the short and long pools.
-func (c *Client) ioError(ctx context.Context, cs *callState, pc *pconn, err error, what string) error {
+func (c *Client) ioError(ctx context.Context, cs *callState, err error, what string) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return ctxError(ctxErr, what)
 	}
-	if pc.fired.Load() || netpoll.IsTimeout(err) {
+	if netpoll.IsTimeout(err) {
 		return c.timeoutError(cs)
 	}
 	return connError(err, what)

@@ -259,6 +259,10 @@ func WithShortConnection() Option {
 // connection (or dials one) and gives it back when done. This is the
 // default, with DefaultLongPoolConfig; zero fields of cfg take their
 // defaults.
+//
+// The caller waits for its reply on the connection itself, bounded by the
+// call's deadline; a context canceled before its deadline is seen when the
+// reply or the deadline comes (WithMuxConnection stops waiting at once).
 func WithLongConnection(cfg LongPoolConfig) Option {
 	return optionFunc(func(c *config) {
 		if err := cfg.Validate(); err != nil {
