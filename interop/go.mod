@@ -8,3 +8,5 @@ require (
 	github.com/apache/thrift v0.17.0
 	github.com/petrel-rpc/petrel v0.0.0-00010101000000-000000000000
 )
+
+require golang.org/x/sys v0.49.0 // indirect

@@ -267,12 +267,14 @@ func (BinaryProtocol) ReadMessageBegin(b []byte) (name string, t MessageType, se
 // ReadFieldBegin reads a field header. For STOP it consumes one byte and
 // returns id 0.
 func (BinaryProtocol) ReadFieldBegin(b []byte) (t TType, id int16, n int, err error) {
+	// Small enough to inline: one length test, then the three bytes.
 	if len(b) >= 3 && b[0] != byte(STOP) {
-		return TType(b[0]), int16(binary.BigEndian.Uint16(b[1:3])), 3, nil
+		return TType(b[0]), int16(b[1])<<8 | int16(b[2]), 3, nil
 	}
 	return binaryFieldSlow(b)
 }
 
+//go:noinline
 func binaryFieldSlow(b []byte) (TType, int16, int, error) {
 	if len(b) > 0 && b[0] == byte(STOP) {
 		return STOP, 0, 1, nil
@@ -291,12 +293,33 @@ func checkContainer(size int32, min uint8, left int) bool {
 // ReadListBegin reads a list header. The size is checked against the limits
 // and against the bytes left after the header.
 func (BinaryProtocol) ReadListBegin(b []byte) (elem TType, size int, n int, err error) {
+	if e, s, ok := binaryListOK(b); ok {
+		return e, s, 5, nil
+	}
 	return binaryReadList(b, "list")
 }
 
 // ReadSetBegin reads a set header, checked like ReadListBegin.
 func (BinaryProtocol) ReadSetBegin(b []byte) (elem TType, size int, n int, err error) {
+	if e, s, ok := binaryListOK(b); ok {
+		return e, s, 5, nil
+	}
 	return binaryReadList(b, "set")
+}
+
+// binaryListOK is the inlined fast path of a list or set header: it reports
+// whether the header is whole and its size acceptable; binaryReadList
+// explains a false.
+func binaryListOK(b []byte) (TType, int, bool) {
+	if len(b) < 5 {
+		return 0, 0, false
+	}
+	elem := TType(b[0])
+	size := uint64(binary.BigEndian.Uint32(b[1:5]))
+	min := uint64(binaryMin[elem])
+	// A negative size reads as more than 2^31 here and fails the first test.
+	return elem, int(size), size <= uint64(maxContainerSize.Load()) &&
+		size*min <= uint64(len(b)-5) && (min != 0 || size == 0)
 }
 
 func binaryReadList(b []byte, what string) (TType, int, int, error) {
@@ -314,6 +337,20 @@ func binaryReadList(b []byte, what string) (TType, int, int, error) {
 // ReadMapBegin reads a map header, checked like ReadListBegin (each pair
 // needs the smallest key plus the smallest value).
 func (BinaryProtocol) ReadMapBegin(b []byte) (k, v TType, size int, n int, err error) {
+	if len(b) >= 6 {
+		k, v = TType(b[0]), TType(b[1])
+		s := uint64(binary.BigEndian.Uint32(b[2:6]))
+		min := uint64(binaryMin[k]) + uint64(binaryMin[v])
+		if s <= uint64(maxContainerSize.Load()) && s*min <= uint64(len(b)-6) &&
+			(binaryMin[k] != 0 && binaryMin[v] != 0 || s == 0) {
+			return k, v, int(s), 6, nil
+		}
+	}
+	return binaryReadMap(b)
+}
+
+// binaryReadMap is ReadMapBegin's slow path: it explains a rejected header.
+func binaryReadMap(b []byte) (k, v TType, size int, n int, err error) {
 	if len(b) < 6 {
 		return 0, 0, 0, 0, errShort("map header", 6, len(b))
 	}
@@ -376,11 +413,14 @@ func (BinaryProtocol) ReadI64(b []byte) (int64, int, error) {
 
 // ReadDouble reads a big-endian IEEE 754 double.
 func (BinaryProtocol) ReadDouble(b []byte) (float64, int, error) {
-	if len(b) >= 8 {
-		return math.Float64frombits(binary.BigEndian.Uint64(b)), 8, nil
+	if len(b) < 8 {
+		return 0, 0, errShortDouble(b)
 	}
-	return 0, 0, errShort("double", 8, len(b))
+	return math.Float64frombits(binary.BigEndian.Uint64(b)), 8, nil
 }
+
+//go:noinline
+func errShortDouble(b []byte) error { return errShort("double", 8, len(b)) }
 
 // binaryLen reads and checks a 4-byte string/binary length prefix.
 func binaryLen(b []byte, what string) (int, error) {
@@ -429,21 +469,41 @@ func (BinaryProtocol) ReadBinary(b []byte) ([]byte, int, error) {
 // ReadStringNocopy reads a length-prefixed string that aliases b: the caller
 // must keep b alive and unchanged while the string is in use.
 func (BinaryProtocol) ReadStringNocopy(b []byte) (string, int, error) {
-	n, err := binaryLen(b, "string")
-	if err != nil {
-		return "", 0, err
+	if len(b) >= 4 {
+		n := uint64(binary.BigEndian.Uint32(b))
+		if n <= uint64(len(b)-4) && n <= uint64(maxStringSize.Load()) {
+			return bytesString(b[4 : 4+n]), 4 + int(n), nil
+		}
 	}
-	return bytesString(b[4 : 4+n]), 4 + n, nil
+	return "", 0, binaryStringError(b)
+}
+
+// binaryStringError explains why ReadStringNocopy refused b's length prefix.
+//
+//go:noinline
+func binaryStringError(b []byte) error {
+	_, err := binaryLen(b, "string")
+	return err
+}
+
+// binaryBinaryError explains why ReadBinaryNocopy refused b's length prefix.
+//
+//go:noinline
+func binaryBinaryError(b []byte) error {
+	_, err := binaryLen(b, "binary")
+	return err
 }
 
 // ReadBinaryNocopy reads a length-prefixed binary as a sub-slice of b, its
 // capacity cut to its length so appends cannot overwrite what follows.
 func (BinaryProtocol) ReadBinaryNocopy(b []byte) ([]byte, int, error) {
-	n, err := binaryLen(b, "binary")
-	if err != nil {
-		return nil, 0, err
+	if len(b) >= 4 {
+		n := uint64(binary.BigEndian.Uint32(b))
+		if n <= uint64(len(b)-4) && n <= uint64(maxStringSize.Load()) {
+			return b[4 : 4+n : 4+n], 4 + int(n), nil
+		}
 	}
-	return b[4 : 4+n : 4+n], 4 + n, nil
+	return nil, 0, binaryBinaryError(b)
 }
 
 // ReadUUID reads 16 bytes.

@@ -17,6 +17,21 @@ type NocopyCodec interface {
 	FastWriteNocopy(b []byte, w NocopyWriter) int
 }
 
+// WholeReader is implemented by generated structs. FastReadWhole reads one
+// struct from b[0:] like FastRead, for a caller that knows b holds that
+// struct and nothing after it worth keeping (a whole message payload): where
+// FastRead scans a large b for the struct's end so that its private copy of
+// the strings' bytes holds that struct only, FastReadWhole copies all of b
+// without the scan.
+type WholeReader interface {
+	FastReadWhole(b []byte) (int, error)
+}
+
+// WholeCompactReader is [WholeReader] for the compact protocol.
+type WholeCompactReader interface {
+	FastReadWholeCompact(b []byte) (int, error)
+}
+
 // CompactCodec is implemented by generated structs that support the compact
 // protocol.
 type CompactCodec interface {
@@ -33,10 +48,16 @@ func Marshal(v FastCodec) []byte {
 }
 
 // Unmarshal decodes one struct from the start of b into v with the binary
-// protocol. Bytes after the struct are ignored; use v.FastRead directly to
-// learn how many were consumed.
+// protocol. b should hold that struct only: bytes after it are ignored, but
+// when v is a [WholeReader] (generated structs are) they are copied along
+// with it. Use v.FastRead directly to learn how many bytes were consumed.
 func Unmarshal(b []byte, v FastCodec) error {
-	_, err := v.FastRead(b)
+	var err error
+	if w, ok := v.(WholeReader); ok {
+		_, err = w.FastReadWhole(b)
+	} else {
+		_, err = v.FastRead(b)
+	}
 	return err
 }
 
@@ -48,8 +69,14 @@ func MarshalCompact(v CompactCodec) []byte {
 }
 
 // UnmarshalCompact decodes one struct from the start of b into v with the
-// compact protocol. Bytes after the struct are ignored.
+// compact protocol, like [Unmarshal] (v's FastReadWholeCompact when it has
+// one).
 func UnmarshalCompact(b []byte, v CompactCodec) error {
-	_, err := v.FastReadCompact(b)
+	var err error
+	if w, ok := v.(WholeCompactReader); ok {
+		_, err = w.FastReadWholeCompact(b)
+	} else {
+		_, err = v.FastReadCompact(b)
+	}
 	return err
 }

@@ -261,7 +261,7 @@ type binRun struct {
 
 // binPart is one fixed-size write of a run.
 type binPart struct {
-	at    int                    // offset in the run
+	at    int                     // offset in the run
 	write func(dst string) string // the call that writes at dst
 }
 
@@ -289,7 +289,7 @@ func (r *binRun) flush() {
 	r.size, r.parts = 0, r.parts[:0]
 }
 
-// call returns a write that calls the binary codec's method name with
+// binCall returns a write that calls the binary codec's method name with
 // the destination and args.
 func binCall(name string, args ...string) func(string) string {
 	return func(dst string) string {

@@ -28,10 +28,12 @@
 //	(p *X) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int
 //	(p *X) FastRead(b []byte) (int, error)
 //	(p *X) FastReadDepth(b []byte, depth int) (int, error)
+//	(p *X) FastReadWhole(b []byte) (int, error)
 //	(p *X) BLengthCompact() int
 //	(p *X) FastWriteCompact(b []byte) int
 //	(p *X) FastReadCompact(b []byte) (int, error)
 //	(p *X) FastReadDepthCompact(b []byte, depth int) (int, error)
+//	(p *X) FastReadWholeCompact(b []byte) (int, error)
 //
 // Enums are `type E int64` with constants E_NAME, String, EFromString, Ptr,
 // MarshalText and UnmarshalText. Typedefs of structs and enums are aliases
@@ -85,8 +87,11 @@
 // summed into one constant; containers of fixed-size elements are sized as
 // header + n*size; lists of i32, i64 and double are written and read with the
 // codec's bulk slice functions; compact field headers whose delta is known
-// are sized at generation time. FastWriteNocopy hands strings and binaries
-// of at least thrift.NocopyThreshold bytes to the NocopyWriter by reference.
+// are sized at generation time. Binary writers write each run of
+// consecutive fixed-size parts (field headers, fixed-size values, container
+// headers) through one array pointer, so a run costs one bounds check.
+// FastWriteNocopy hands strings and binaries of at least
+// thrift.NocopyThreshold bytes to the NocopyWriter by reference.
 //
 // Readers call thrift.CheckDepth first (nested structs are read with
 // depth+1), skip unknown fields with the codec's depth-limited SkipDepth
@@ -97,7 +102,10 @@
 // binaries by reference into its input; FastRead first takes a private copy
 // of the struct's bytes (only for structs that can hold strings), so one
 // allocation serves every string of a message and the caller may reuse its
-// buffer at once. Slices and maps are allocated once, at their read size;
+// buffer at once. On inputs over 4 KiB FastRead finds the struct's end with
+// a Skip pass first; FastReadWhole, for a caller whose input holds the
+// struct and nothing else (thrift.Unmarshal), copies all of it without the
+// scan. Slices and maps are allocated once, at their read size;
 // the structs of a list, set or map are allocated as one array; a struct's
 // optional scalars and its non-optional struct fields share one block,
 // allocated when the first of them is read. (The price of these shared

@@ -4,8 +4,12 @@
 package everything
 
 import (
+	context "context"
+	errors "errors"
 	fmt "fmt"
+	client "github.com/petrel-rpc/petrel/client"
 	thrift "github.com/petrel-rpc/petrel/codec/thrift"
+	server "github.com/petrel-rpc/petrel/server"
 )
 
 var (
@@ -147,13 +151,17 @@ func (p *Inner) FastWrite(b []byte) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 1)
-	off += thrift.Binary.WriteI32(b[off:], p.ID)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 2)
+	w1 := (*[10]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w1[0:], thrift.I32, 1)
+	thrift.Binary.WriteI32(w1[3:], p.ID)
+	thrift.Binary.WriteFieldBegin(w1[7:], thrift.STRING, 2)
+	off += 10
 	off += thrift.Binary.WriteString(b[off:], p.Name)
 	if p.Weight != nil {
-		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 3)
-		off += thrift.Binary.WriteI64(b[off:], *p.Weight)
+		w2 := (*[11]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w2[0:], thrift.I64, 3)
+		thrift.Binary.WriteI64(w2[3:], *p.Weight)
+		off += 11
 	}
 	off += thrift.Binary.WriteFieldStop(b[off:])
 	return off
@@ -167,13 +175,17 @@ func (p *Inner) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 1)
-	off += thrift.Binary.WriteI32(b[off:], p.ID)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 2)
+	w3 := (*[10]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w3[0:], thrift.I32, 1)
+	thrift.Binary.WriteI32(w3[3:], p.ID)
+	thrift.Binary.WriteFieldBegin(w3[7:], thrift.STRING, 2)
+	off += 10
 	off += thrift.Binary.WriteStringNocopy(b[off:], w, p.Name)
 	if p.Weight != nil {
-		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 3)
-		off += thrift.Binary.WriteI64(b[off:], *p.Weight)
+		w4 := (*[11]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w4[0:], thrift.I64, 3)
+		thrift.Binary.WriteI64(w4[3:], *p.Weight)
+		off += 11
 	}
 	off += thrift.Binary.WriteFieldStop(b[off:])
 	return off
@@ -188,6 +200,14 @@ func (p *Inner) FastRead(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *Inner) FastReadWhole(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
@@ -230,13 +250,13 @@ func (p *Inner) FastReadDepth(b []byte, depth int) (int, error) {
 			}
 		case 3:
 			if t == thrift.I64 {
-				v1, n, err := thrift.Binary.ReadI64(b[off:])
+				v5, n, err := thrift.Binary.ReadI64(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Inner.weight: %w", err)
 				}
 				off += n
-				tmp2 := v1
-				p.Weight = &tmp2
+				tmp6 := v5
+				p.Weight = &tmp6
 				continue
 			}
 		}
@@ -301,6 +321,14 @@ func (p *Inner) FastReadCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *Inner) FastReadWholeCompact(b []byte) (int, error) {
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
 // FastReadDepthCompact is FastReadCompact for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -342,13 +370,13 @@ func (p *Inner) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			}
 		case 3:
 			if t == thrift.I64 {
-				v3, n, err := thrift.Compact.ReadI64(b[off:])
+				v7, n, err := thrift.Compact.ReadI64(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Inner.weight: %w", err)
 				}
 				off += n
-				tmp4 := v3
-				p.Weight = &tmp4
+				tmp8 := v7
+				p.Weight = &tmp8
 				continue
 			}
 		}
@@ -485,8 +513,8 @@ func (p *Choice) BLength() int {
 	if p.Words != nil {
 		l += 8
 		l += len(p.Words) * 4
-		for _, v5 := range p.Words {
-			l += len(v5)
+		for _, v9 := range p.Words {
+			l += len(v9)
 		}
 	}
 	if p.Raw != nil {
@@ -504,8 +532,10 @@ func (p *Choice) FastWrite(b []byte) int {
 	}
 	off := 0
 	if p.Number != nil {
-		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 1)
-		off += thrift.Binary.WriteI32(b[off:], *p.Number)
+		w10 := (*[7]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w10[0:], thrift.I32, 1)
+		thrift.Binary.WriteI32(w10[3:], *p.Number)
+		off += 7
 	}
 	if p.Text != nil {
 		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 2)
@@ -516,10 +546,12 @@ func (p *Choice) FastWrite(b []byte) int {
 		off += p.Inner.FastWrite(b[off:])
 	}
 	if p.Words != nil {
-		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 4)
-		off += thrift.Binary.WriteListBegin(b[off:], thrift.STRING, len(p.Words))
-		for _, v6 := range p.Words {
-			off += thrift.Binary.WriteString(b[off:], v6)
+		w11 := (*[8]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w11[0:], thrift.LIST, 4)
+		thrift.Binary.WriteListBegin(w11[3:], thrift.STRING, len(p.Words))
+		off += 8
+		for _, v12 := range p.Words {
+			off += thrift.Binary.WriteString(b[off:], v12)
 		}
 	}
 	if p.Raw != nil {
@@ -539,8 +571,10 @@ func (p *Choice) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 	}
 	off := 0
 	if p.Number != nil {
-		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 1)
-		off += thrift.Binary.WriteI32(b[off:], *p.Number)
+		w13 := (*[7]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w13[0:], thrift.I32, 1)
+		thrift.Binary.WriteI32(w13[3:], *p.Number)
+		off += 7
 	}
 	if p.Text != nil {
 		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 2)
@@ -551,10 +585,12 @@ func (p *Choice) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 		off += p.Inner.FastWriteNocopy(b[off:], w)
 	}
 	if p.Words != nil {
-		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 4)
-		off += thrift.Binary.WriteListBegin(b[off:], thrift.STRING, len(p.Words))
-		for _, v7 := range p.Words {
-			off += thrift.Binary.WriteStringNocopy(b[off:], w, v7)
+		w14 := (*[8]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w14[0:], thrift.LIST, 4)
+		thrift.Binary.WriteListBegin(w14[3:], thrift.STRING, len(p.Words))
+		off += 8
+		for _, v15 := range p.Words {
+			off += thrift.Binary.WriteStringNocopy(b[off:], w, v15)
 		}
 	}
 	if p.Raw != nil {
@@ -574,6 +610,14 @@ func (p *Choice) FastRead(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *Choice) FastReadWhole(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
@@ -629,13 +673,13 @@ func (p *Choice) FastReadDepth(b []byte, depth int) (int, error) {
 			}
 		case 3:
 			if t == thrift.STRUCT {
-				v8 := NewInner()
-				n, err = v8.FastReadDepth(b[off:], depth+1)
+				v16 := NewInner()
+				n, err = v16.FastReadDepth(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("Choice.inner: %w", err)
 				}
 				off += n
-				p.Inner = v8
+				p.Inner = v16
 				continue
 			}
 		case 4:
@@ -649,15 +693,15 @@ func (p *Choice) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Choice.words (list)", et, thrift.STRING)
 					}
-					l9 := make([]string, size)
-					for i10 := range l9 {
-						l9[i10], n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					l17 := make([]string, size)
+					for i18 := range l17 {
+						l17[i18], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Choice.words: %w", err)
 						}
 						off += n
 					}
-					p.Words = l9
+					p.Words = l17
 				}
 				continue
 			}
@@ -706,8 +750,8 @@ func (p *Choice) BLengthCompact() int {
 	if p.Words != nil {
 		l += thrift.Compact.FieldBeginLength(thrift.LIST, 4, last) + 0
 		l += thrift.Compact.ListBeginLength(len(p.Words))
-		for _, v11 := range p.Words {
-			l += thrift.Compact.StringLength(v11)
+		for _, v19 := range p.Words {
+			l += thrift.Compact.StringLength(v19)
 		}
 		last = 4
 	}
@@ -746,8 +790,8 @@ func (p *Choice) FastWriteCompact(b []byte) int {
 	if p.Words != nil {
 		off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 4, last)
 		off += thrift.Compact.WriteListBegin(b[off:], thrift.STRING, len(p.Words))
-		for _, v12 := range p.Words {
-			off += thrift.Compact.WriteString(b[off:], v12)
+		for _, v20 := range p.Words {
+			off += thrift.Compact.WriteString(b[off:], v20)
 		}
 		last = 4
 	}
@@ -769,6 +813,14 @@ func (p *Choice) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *Choice) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
@@ -826,13 +878,13 @@ func (p *Choice) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			}
 		case 3:
 			if t == thrift.STRUCT {
-				v13 := NewInner()
-				n, err = v13.FastReadDepthCompact(b[off:], depth+1)
+				v21 := NewInner()
+				n, err = v21.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("Choice.inner: %w", err)
 				}
 				off += n
-				p.Inner = v13
+				p.Inner = v21
 				continue
 			}
 		case 4:
@@ -846,15 +898,15 @@ func (p *Choice) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Choice.words (list)", et, thrift.STRING)
 					}
-					l14 := make([]string, size)
-					for i15 := range l14 {
-						l14[i15], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					l22 := make([]string, size)
+					for i23 := range l22 {
+						l22[i23], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Choice.words: %w", err)
 						}
 						off += n
 					}
-					p.Words = l14
+					p.Words = l22
 				}
 				continue
 			}
@@ -960,9 +1012,11 @@ func (p *Oops) FastWrite(b []byte) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 1)
-	off += thrift.Binary.WriteI32(b[off:], p.Code)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 2)
+	w24 := (*[10]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w24[0:], thrift.I32, 1)
+	thrift.Binary.WriteI32(w24[3:], p.Code)
+	thrift.Binary.WriteFieldBegin(w24[7:], thrift.STRING, 2)
+	off += 10
 	off += thrift.Binary.WriteString(b[off:], p.Message)
 	if p.Detail != nil {
 		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRUCT, 3)
@@ -980,9 +1034,11 @@ func (p *Oops) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 1)
-	off += thrift.Binary.WriteI32(b[off:], p.Code)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 2)
+	w25 := (*[10]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w25[0:], thrift.I32, 1)
+	thrift.Binary.WriteI32(w25[3:], p.Code)
+	thrift.Binary.WriteFieldBegin(w25[7:], thrift.STRING, 2)
+	off += 10
 	off += thrift.Binary.WriteStringNocopy(b[off:], w, p.Message)
 	if p.Detail != nil {
 		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRUCT, 3)
@@ -1001,6 +1057,14 @@ func (p *Oops) FastRead(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *Oops) FastReadWhole(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
@@ -1043,13 +1107,13 @@ func (p *Oops) FastReadDepth(b []byte, depth int) (int, error) {
 			}
 		case 3:
 			if t == thrift.STRUCT {
-				v16 := NewInner()
-				n, err = v16.FastReadDepth(b[off:], depth+1)
+				v26 := NewInner()
+				n, err = v26.FastReadDepth(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("Oops.detail: %w", err)
 				}
 				off += n
-				p.Detail = v16
+				p.Detail = v26
 				continue
 			}
 		}
@@ -1114,6 +1178,14 @@ func (p *Oops) FastReadCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *Oops) FastReadWholeCompact(b []byte) (int, error) {
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
 // FastReadDepthCompact is FastReadCompact for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -1155,13 +1227,13 @@ func (p *Oops) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			}
 		case 3:
 			if t == thrift.STRUCT {
-				v17 := NewInner()
-				n, err = v17.FastReadDepthCompact(b[off:], depth+1)
+				v27 := NewInner()
+				n, err = v27.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("Oops.detail: %w", err)
 				}
 				off += n
-				p.Detail = v17
+				p.Detail = v27
 				continue
 			}
 		}
@@ -1978,55 +2050,55 @@ func (p *Everything) BLength() int {
 	l += len(p.IntSet) * 4
 	l += len(p.LongToDouble) * 16
 	l += len(p.Strings) * 4
-	for _, v18 := range p.Strings {
-		l += len(v18)
+	for _, v28 := range p.Strings {
+		l += len(v28)
 	}
 	l += len(p.StringSet) * 4
-	for _, v19 := range p.StringSet {
-		l += len(v19)
+	for _, v29 := range p.StringSet {
+		l += len(v29)
 	}
 	l += len(p.StringMap) * 8
-	for k20, v21 := range p.StringMap {
-		l += len(k20)
-		l += len(v21)
+	for k30, v31 := range p.StringMap {
+		l += len(k30)
+		l += len(v31)
 	}
 	l += len(p.Blobs) * 4
-	for _, v22 := range p.Blobs {
-		l += len(v22)
+	for _, v32 := range p.Blobs {
+		l += len(v32)
 	}
 	l += len(p.Names) * 4
-	for _, v23 := range p.Names {
-		l += len(v23)
+	for _, v33 := range p.Names {
+		l += len(v33)
 	}
-	for _, v24 := range p.Inners {
-		l += v24.BLength()
+	for _, v34 := range p.Inners {
+		l += v34.BLength()
 	}
 	l += len(p.InnerByName) * 4
-	for k25, v26 := range p.InnerByName {
-		l += len(k25)
-		l += v26.BLength()
+	for k35, v36 := range p.InnerByName {
+		l += len(k35)
+		l += v36.BLength()
 	}
 	l += len(p.ColorSet) * 4
 	l += len(p.Colors) * 4
 	l += len(p.ColorCount) * 8
 	l += len(p.Nested) * 9
-	for k27, v28 := range p.Nested {
-		l += len(k27)
-		l += len(v28) * 5
-		for _, v29 := range v28 {
-			l += len(v29) * 4
+	for k37, v38 := range p.Nested {
+		l += len(k37)
+		l += len(v38) * 5
+		for _, v39 := range v38 {
+			l += len(v39) * 4
 		}
 	}
 	l += len(p.ListOfMaps) * 6
-	for _, v30 := range p.ListOfMaps {
-		l += len(v30) * 8
-		for _, v32 := range v30 {
-			l += len(v32)
+	for _, v40 := range p.ListOfMaps {
+		l += len(v40) * 8
+		for _, v42 := range v40 {
+			l += len(v42)
 		}
 	}
 	l += len(p.Matrix) * 5
-	for _, v33 := range p.Matrix {
-		l += len(v33) * 8
+	for _, v43 := range p.Matrix {
+		l += len(v43) * 8
 	}
 	if p.OptFlag != nil {
 		l += 4
@@ -2053,8 +2125,8 @@ func (p *Everything) BLength() int {
 	if p.OptMap != nil {
 		l += 9
 		l += len(p.OptMap) * 12
-		for k34 := range p.OptMap {
-			l += len(k34)
+		for k44 := range p.OptMap {
+			l += len(k44)
 		}
 	}
 	if p.OptColor != nil {
@@ -2066,8 +2138,8 @@ func (p *Everything) BLength() int {
 	l += len(p.DefText)
 	l += len(p.DefList) * 4
 	l += len(p.DefMap) * 8
-	for k36 := range p.DefMap {
-		l += len(k36)
+	for k46 := range p.DefMap {
+		l += len(k46)
 	}
 	if p.OptDef != nil {
 		l += 11
@@ -2083,152 +2155,206 @@ func (p *Everything) FastWrite(b []byte) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.BOOL, 1)
-	off += thrift.Binary.WriteBool(b[off:], p.Flag)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.BYTE, 2)
-	off += thrift.Binary.WriteI8(b[off:], p.Octet)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.BYTE, 3)
-	off += thrift.Binary.WriteI8(b[off:], p.Tiny)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I16, 4)
-	off += thrift.Binary.WriteI16(b[off:], p.ShortInt)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 5)
-	off += thrift.Binary.WriteI32(b[off:], p.Int32Value)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 6)
-	off += thrift.Binary.WriteI64(b[off:], p.Int64Value)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.DOUBLE, 7)
-	off += thrift.Binary.WriteDouble(b[off:], p.Ratio)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 8)
+	w48 := (*[49]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w48[0:], thrift.BOOL, 1)
+	thrift.Binary.WriteBool(w48[3:], p.Flag)
+	thrift.Binary.WriteFieldBegin(w48[4:], thrift.BYTE, 2)
+	thrift.Binary.WriteI8(w48[7:], p.Octet)
+	thrift.Binary.WriteFieldBegin(w48[8:], thrift.BYTE, 3)
+	thrift.Binary.WriteI8(w48[11:], p.Tiny)
+	thrift.Binary.WriteFieldBegin(w48[12:], thrift.I16, 4)
+	thrift.Binary.WriteI16(w48[15:], p.ShortInt)
+	thrift.Binary.WriteFieldBegin(w48[17:], thrift.I32, 5)
+	thrift.Binary.WriteI32(w48[20:], p.Int32Value)
+	thrift.Binary.WriteFieldBegin(w48[24:], thrift.I64, 6)
+	thrift.Binary.WriteI64(w48[27:], p.Int64Value)
+	thrift.Binary.WriteFieldBegin(w48[35:], thrift.DOUBLE, 7)
+	thrift.Binary.WriteDouble(w48[38:], p.Ratio)
+	thrift.Binary.WriteFieldBegin(w48[46:], thrift.STRING, 8)
+	off += 49
 	off += thrift.Binary.WriteString(b[off:], p.Text)
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 9)
 	off += thrift.Binary.WriteBinary(b[off:], p.Blob)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 10)
-	off += thrift.Binary.WriteI32(b[off:], int32(p.Color))
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 11)
-	off += thrift.Binary.WriteI64(b[off:], int64(p.Stamp))
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRUCT, 12)
+	w49 := (*[21]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w49[0:], thrift.I32, 10)
+	thrift.Binary.WriteI32(w49[3:], int32(p.Color))
+	thrift.Binary.WriteFieldBegin(w49[7:], thrift.I64, 11)
+	thrift.Binary.WriteI64(w49[10:], int64(p.Stamp))
+	thrift.Binary.WriteFieldBegin(w49[18:], thrift.STRUCT, 12)
+	off += 21
 	off += p.Inner.FastWrite(b[off:])
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRUCT, 13)
 	off += p.Choice.FastWrite(b[off:])
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRUCT, 14)
 	off += p.Oops.FastWrite(b[off:])
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 15)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.BOOL, len(p.Bools))
-	for _, v38 := range p.Bools {
-		off += thrift.Binary.WriteBool(b[off:], v38)
+	w50 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w50[0:], thrift.LIST, 15)
+	thrift.Binary.WriteListBegin(w50[3:], thrift.BOOL, len(p.Bools))
+	off += 8
+	for _, v51 := range p.Bools {
+		off += thrift.Binary.WriteBool(b[off:], v51)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 16)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.BYTE, len(p.Octets))
-	for _, v39 := range p.Octets {
-		off += thrift.Binary.WriteI8(b[off:], v39)
+	w52 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w52[0:], thrift.LIST, 16)
+	thrift.Binary.WriteListBegin(w52[3:], thrift.BYTE, len(p.Octets))
+	off += 8
+	for _, v53 := range p.Octets {
+		off += thrift.Binary.WriteI8(b[off:], v53)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 17)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I16, len(p.Shorts))
-	for _, v40 := range p.Shorts {
-		off += thrift.Binary.WriteI16(b[off:], v40)
+	w54 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w54[0:], thrift.LIST, 17)
+	thrift.Binary.WriteListBegin(w54[3:], thrift.I16, len(p.Shorts))
+	off += 8
+	for _, v55 := range p.Shorts {
+		off += thrift.Binary.WriteI16(b[off:], v55)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 18)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I32, len(p.Ints))
+	w56 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w56[0:], thrift.LIST, 18)
+	thrift.Binary.WriteListBegin(w56[3:], thrift.I32, len(p.Ints))
+	off += 8
 	off += thrift.Binary.WriteI32Slice(b[off:], p.Ints)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 19)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(p.Longs))
+	w57 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w57[0:], thrift.LIST, 19)
+	thrift.Binary.WriteListBegin(w57[3:], thrift.I64, len(p.Longs))
+	off += 8
 	off += thrift.Binary.WriteI64Slice(b[off:], p.Longs)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 20)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.DOUBLE, len(p.Doubles))
+	w58 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w58[0:], thrift.LIST, 20)
+	thrift.Binary.WriteListBegin(w58[3:], thrift.DOUBLE, len(p.Doubles))
+	off += 8
 	off += thrift.Binary.WriteDoubleSlice(b[off:], p.Doubles)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.SET, 21)
-	off += thrift.Binary.WriteSetBegin(b[off:], thrift.I32, len(p.IntSet))
+	w59 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w59[0:], thrift.SET, 21)
+	thrift.Binary.WriteSetBegin(w59[3:], thrift.I32, len(p.IntSet))
+	off += 8
 	off += thrift.Binary.WriteI32Slice(b[off:], p.IntSet)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 22)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.I64, thrift.DOUBLE, len(p.LongToDouble))
-	for k41, v42 := range p.LongToDouble {
-		off += thrift.Binary.WriteI64(b[off:], k41)
-		off += thrift.Binary.WriteDouble(b[off:], v42)
+	w60 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w60[0:], thrift.MAP, 22)
+	thrift.Binary.WriteMapBegin(w60[3:], thrift.I64, thrift.DOUBLE, len(p.LongToDouble))
+	off += 9
+	for k61, v62 := range p.LongToDouble {
+		w63 := (*[16]byte)(b[off:])
+		thrift.Binary.WriteI64(w63[0:], k61)
+		thrift.Binary.WriteDouble(w63[8:], v62)
+		off += 16
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 23)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRING, len(p.Strings))
-	for _, v43 := range p.Strings {
-		off += thrift.Binary.WriteString(b[off:], v43)
+	w64 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w64[0:], thrift.LIST, 23)
+	thrift.Binary.WriteListBegin(w64[3:], thrift.STRING, len(p.Strings))
+	off += 8
+	for _, v65 := range p.Strings {
+		off += thrift.Binary.WriteString(b[off:], v65)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.SET, 24)
-	off += thrift.Binary.WriteSetBegin(b[off:], thrift.STRING, len(p.StringSet))
-	for _, v44 := range p.StringSet {
-		off += thrift.Binary.WriteString(b[off:], v44)
+	w66 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w66[0:], thrift.SET, 24)
+	thrift.Binary.WriteSetBegin(w66[3:], thrift.STRING, len(p.StringSet))
+	off += 8
+	for _, v67 := range p.StringSet {
+		off += thrift.Binary.WriteString(b[off:], v67)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 25)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.StringMap))
-	for k45, v46 := range p.StringMap {
-		off += thrift.Binary.WriteString(b[off:], k45)
-		off += thrift.Binary.WriteString(b[off:], v46)
+	w68 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w68[0:], thrift.MAP, 25)
+	thrift.Binary.WriteMapBegin(w68[3:], thrift.STRING, thrift.STRING, len(p.StringMap))
+	off += 9
+	for k69, v70 := range p.StringMap {
+		off += thrift.Binary.WriteString(b[off:], k69)
+		off += thrift.Binary.WriteString(b[off:], v70)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 26)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRING, len(p.Blobs))
-	for _, v47 := range p.Blobs {
-		off += thrift.Binary.WriteBinary(b[off:], v47)
+	w71 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w71[0:], thrift.LIST, 26)
+	thrift.Binary.WriteListBegin(w71[3:], thrift.STRING, len(p.Blobs))
+	off += 8
+	for _, v72 := range p.Blobs {
+		off += thrift.Binary.WriteBinary(b[off:], v72)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 27)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRING, len(p.Names))
-	for _, v48 := range p.Names {
-		off += thrift.Binary.WriteString(b[off:], v48)
+	w73 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w73[0:], thrift.LIST, 27)
+	thrift.Binary.WriteListBegin(w73[3:], thrift.STRING, len(p.Names))
+	off += 8
+	for _, v74 := range p.Names {
+		off += thrift.Binary.WriteString(b[off:], v74)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 28)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRUCT, len(p.Inners))
-	for _, v49 := range p.Inners {
-		off += v49.FastWrite(b[off:])
+	w75 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w75[0:], thrift.LIST, 28)
+	thrift.Binary.WriteListBegin(w75[3:], thrift.STRUCT, len(p.Inners))
+	off += 8
+	for _, v76 := range p.Inners {
+		off += v76.FastWrite(b[off:])
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 29)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.STRUCT, len(p.InnerByName))
-	for k50, v51 := range p.InnerByName {
-		off += thrift.Binary.WriteString(b[off:], k50)
-		off += v51.FastWrite(b[off:])
+	w77 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w77[0:], thrift.MAP, 29)
+	thrift.Binary.WriteMapBegin(w77[3:], thrift.STRING, thrift.STRUCT, len(p.InnerByName))
+	off += 9
+	for k78, v79 := range p.InnerByName {
+		off += thrift.Binary.WriteString(b[off:], k78)
+		off += v79.FastWrite(b[off:])
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.SET, 30)
-	off += thrift.Binary.WriteSetBegin(b[off:], thrift.I32, len(p.ColorSet))
-	for _, v52 := range p.ColorSet {
-		off += thrift.Binary.WriteI32(b[off:], int32(v52))
+	w80 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w80[0:], thrift.SET, 30)
+	thrift.Binary.WriteSetBegin(w80[3:], thrift.I32, len(p.ColorSet))
+	off += 8
+	for _, v81 := range p.ColorSet {
+		off += thrift.Binary.WriteI32(b[off:], int32(v81))
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 31)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I32, len(p.Colors))
-	for _, v53 := range p.Colors {
-		off += thrift.Binary.WriteI32(b[off:], int32(v53))
+	w82 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w82[0:], thrift.LIST, 31)
+	thrift.Binary.WriteListBegin(w82[3:], thrift.I32, len(p.Colors))
+	off += 8
+	for _, v83 := range p.Colors {
+		off += thrift.Binary.WriteI32(b[off:], int32(v83))
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 32)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.I32, thrift.I32, len(p.ColorCount))
-	for k54, v55 := range p.ColorCount {
-		off += thrift.Binary.WriteI32(b[off:], int32(k54))
-		off += thrift.Binary.WriteI32(b[off:], v55)
+	w84 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w84[0:], thrift.MAP, 32)
+	thrift.Binary.WriteMapBegin(w84[3:], thrift.I32, thrift.I32, len(p.ColorCount))
+	off += 9
+	for k85, v86 := range p.ColorCount {
+		w87 := (*[8]byte)(b[off:])
+		thrift.Binary.WriteI32(w87[0:], int32(k85))
+		thrift.Binary.WriteI32(w87[4:], v86)
+		off += 8
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 33)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.LIST, len(p.Nested))
-	for k56, v57 := range p.Nested {
-		off += thrift.Binary.WriteString(b[off:], k56)
-		off += thrift.Binary.WriteListBegin(b[off:], thrift.SET, len(v57))
-		for _, v58 := range v57 {
-			off += thrift.Binary.WriteSetBegin(b[off:], thrift.I32, len(v58))
-			off += thrift.Binary.WriteI32Slice(b[off:], v58)
+	w88 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w88[0:], thrift.MAP, 33)
+	thrift.Binary.WriteMapBegin(w88[3:], thrift.STRING, thrift.LIST, len(p.Nested))
+	off += 9
+	for k89, v90 := range p.Nested {
+		off += thrift.Binary.WriteString(b[off:], k89)
+		off += thrift.Binary.WriteListBegin(b[off:], thrift.SET, len(v90))
+		for _, v91 := range v90 {
+			off += thrift.Binary.WriteSetBegin(b[off:], thrift.I32, len(v91))
+			off += thrift.Binary.WriteI32Slice(b[off:], v91)
 		}
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 34)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.MAP, len(p.ListOfMaps))
-	for _, v59 := range p.ListOfMaps {
-		off += thrift.Binary.WriteMapBegin(b[off:], thrift.I32, thrift.STRING, len(v59))
-		for k60, v61 := range v59 {
-			off += thrift.Binary.WriteI32(b[off:], k60)
-			off += thrift.Binary.WriteString(b[off:], v61)
+	w92 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w92[0:], thrift.LIST, 34)
+	thrift.Binary.WriteListBegin(w92[3:], thrift.MAP, len(p.ListOfMaps))
+	off += 8
+	for _, v93 := range p.ListOfMaps {
+		off += thrift.Binary.WriteMapBegin(b[off:], thrift.I32, thrift.STRING, len(v93))
+		for k94, v95 := range v93 {
+			off += thrift.Binary.WriteI32(b[off:], k94)
+			off += thrift.Binary.WriteString(b[off:], v95)
 		}
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 35)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.LIST, len(p.Matrix))
-	for _, v62 := range p.Matrix {
-		off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(v62))
-		off += thrift.Binary.WriteI64Slice(b[off:], v62)
+	w96 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w96[0:], thrift.LIST, 35)
+	thrift.Binary.WriteListBegin(w96[3:], thrift.LIST, len(p.Matrix))
+	off += 8
+	for _, v97 := range p.Matrix {
+		off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(v97))
+		off += thrift.Binary.WriteI64Slice(b[off:], v97)
 	}
 	if p.OptFlag != nil {
-		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.BOOL, 40)
-		off += thrift.Binary.WriteBool(b[off:], *p.OptFlag)
+		w98 := (*[4]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w98[0:], thrift.BOOL, 40)
+		thrift.Binary.WriteBool(w98[3:], *p.OptFlag)
+		off += 4
 	}
 	if p.OptInt != nil {
-		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 41)
-		off += thrift.Binary.WriteI32(b[off:], *p.OptInt)
+		w99 := (*[7]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w99[0:], thrift.I32, 41)
+		thrift.Binary.WriteI32(w99[3:], *p.OptInt)
+		off += 7
 	}
 	if p.OptText != nil {
 		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 42)
@@ -2243,52 +2369,72 @@ func (p *Everything) FastWrite(b []byte) int {
 		off += p.OptInner.FastWrite(b[off:])
 	}
 	if p.OptInts != nil {
-		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 45)
-		off += thrift.Binary.WriteListBegin(b[off:], thrift.I32, len(p.OptInts))
+		w100 := (*[8]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w100[0:], thrift.LIST, 45)
+		thrift.Binary.WriteListBegin(w100[3:], thrift.I32, len(p.OptInts))
+		off += 8
 		off += thrift.Binary.WriteI32Slice(b[off:], p.OptInts)
 	}
 	if p.OptMap != nil {
-		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 46)
-		off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.I64, len(p.OptMap))
-		for k63, v64 := range p.OptMap {
-			off += thrift.Binary.WriteString(b[off:], k63)
-			off += thrift.Binary.WriteI64(b[off:], v64)
+		w101 := (*[9]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w101[0:], thrift.MAP, 46)
+		thrift.Binary.WriteMapBegin(w101[3:], thrift.STRING, thrift.I64, len(p.OptMap))
+		off += 9
+		for k102, v103 := range p.OptMap {
+			off += thrift.Binary.WriteString(b[off:], k102)
+			off += thrift.Binary.WriteI64(b[off:], v103)
 		}
 	}
 	if p.OptColor != nil {
-		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 47)
-		off += thrift.Binary.WriteI32(b[off:], int32(*p.OptColor))
+		w104 := (*[7]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w104[0:], thrift.I32, 47)
+		thrift.Binary.WriteI32(w104[3:], int32(*p.OptColor))
+		off += 7
 	}
 	if p.OptRatio != nil {
-		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.DOUBLE, 48)
-		off += thrift.Binary.WriteDouble(b[off:], *p.OptRatio)
+		w105 := (*[11]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w105[0:], thrift.DOUBLE, 48)
+		thrift.Binary.WriteDouble(w105[3:], *p.OptRatio)
+		off += 11
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 50)
-	off += thrift.Binary.WriteI32(b[off:], p.DefInt)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 51)
+	w106 := (*[10]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w106[0:], thrift.I32, 50)
+	thrift.Binary.WriteI32(w106[3:], p.DefInt)
+	thrift.Binary.WriteFieldBegin(w106[7:], thrift.STRING, 51)
+	off += 10
 	off += thrift.Binary.WriteString(b[off:], p.DefText)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.DOUBLE, 52)
-	off += thrift.Binary.WriteDouble(b[off:], p.DefRatio)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 53)
-	off += thrift.Binary.WriteI32(b[off:], int32(p.DefColor))
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 54)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I32, len(p.DefList))
+	w107 := (*[26]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w107[0:], thrift.DOUBLE, 52)
+	thrift.Binary.WriteDouble(w107[3:], p.DefRatio)
+	thrift.Binary.WriteFieldBegin(w107[11:], thrift.I32, 53)
+	thrift.Binary.WriteI32(w107[14:], int32(p.DefColor))
+	thrift.Binary.WriteFieldBegin(w107[18:], thrift.LIST, 54)
+	thrift.Binary.WriteListBegin(w107[21:], thrift.I32, len(p.DefList))
+	off += 26
 	off += thrift.Binary.WriteI32Slice(b[off:], p.DefList)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 55)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.I32, len(p.DefMap))
-	for k65, v66 := range p.DefMap {
-		off += thrift.Binary.WriteString(b[off:], k65)
-		off += thrift.Binary.WriteI32(b[off:], v66)
+	w108 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w108[0:], thrift.MAP, 55)
+	thrift.Binary.WriteMapBegin(w108[3:], thrift.STRING, thrift.I32, len(p.DefMap))
+	off += 9
+	for k109, v110 := range p.DefMap {
+		off += thrift.Binary.WriteString(b[off:], k109)
+		off += thrift.Binary.WriteI32(b[off:], v110)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.BOOL, 56)
-	off += thrift.Binary.WriteBool(b[off:], p.DefFlag)
+	w111 := (*[4]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w111[0:], thrift.BOOL, 56)
+	thrift.Binary.WriteBool(w111[3:], p.DefFlag)
+	off += 4
 	if p.OptDef != nil {
-		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 57)
-		off += thrift.Binary.WriteI64(b[off:], *p.OptDef)
+		w112 := (*[11]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w112[0:], thrift.I64, 57)
+		thrift.Binary.WriteI64(w112[3:], *p.OptDef)
+		off += 11
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 60)
-	off += thrift.Binary.WriteI32(b[off:], p.ReqInt)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 61)
+	w113 := (*[10]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w113[0:], thrift.I32, 60)
+	thrift.Binary.WriteI32(w113[3:], p.ReqInt)
+	thrift.Binary.WriteFieldBegin(w113[7:], thrift.STRING, 61)
+	off += 10
 	off += thrift.Binary.WriteString(b[off:], p.ReqText)
 	off += thrift.Binary.WriteFieldStop(b[off:])
 	return off
@@ -2302,152 +2448,206 @@ func (p *Everything) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.BOOL, 1)
-	off += thrift.Binary.WriteBool(b[off:], p.Flag)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.BYTE, 2)
-	off += thrift.Binary.WriteI8(b[off:], p.Octet)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.BYTE, 3)
-	off += thrift.Binary.WriteI8(b[off:], p.Tiny)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I16, 4)
-	off += thrift.Binary.WriteI16(b[off:], p.ShortInt)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 5)
-	off += thrift.Binary.WriteI32(b[off:], p.Int32Value)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 6)
-	off += thrift.Binary.WriteI64(b[off:], p.Int64Value)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.DOUBLE, 7)
-	off += thrift.Binary.WriteDouble(b[off:], p.Ratio)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 8)
+	w114 := (*[49]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w114[0:], thrift.BOOL, 1)
+	thrift.Binary.WriteBool(w114[3:], p.Flag)
+	thrift.Binary.WriteFieldBegin(w114[4:], thrift.BYTE, 2)
+	thrift.Binary.WriteI8(w114[7:], p.Octet)
+	thrift.Binary.WriteFieldBegin(w114[8:], thrift.BYTE, 3)
+	thrift.Binary.WriteI8(w114[11:], p.Tiny)
+	thrift.Binary.WriteFieldBegin(w114[12:], thrift.I16, 4)
+	thrift.Binary.WriteI16(w114[15:], p.ShortInt)
+	thrift.Binary.WriteFieldBegin(w114[17:], thrift.I32, 5)
+	thrift.Binary.WriteI32(w114[20:], p.Int32Value)
+	thrift.Binary.WriteFieldBegin(w114[24:], thrift.I64, 6)
+	thrift.Binary.WriteI64(w114[27:], p.Int64Value)
+	thrift.Binary.WriteFieldBegin(w114[35:], thrift.DOUBLE, 7)
+	thrift.Binary.WriteDouble(w114[38:], p.Ratio)
+	thrift.Binary.WriteFieldBegin(w114[46:], thrift.STRING, 8)
+	off += 49
 	off += thrift.Binary.WriteStringNocopy(b[off:], w, p.Text)
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 9)
 	off += thrift.Binary.WriteBinaryNocopy(b[off:], w, p.Blob)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 10)
-	off += thrift.Binary.WriteI32(b[off:], int32(p.Color))
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 11)
-	off += thrift.Binary.WriteI64(b[off:], int64(p.Stamp))
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRUCT, 12)
+	w115 := (*[21]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w115[0:], thrift.I32, 10)
+	thrift.Binary.WriteI32(w115[3:], int32(p.Color))
+	thrift.Binary.WriteFieldBegin(w115[7:], thrift.I64, 11)
+	thrift.Binary.WriteI64(w115[10:], int64(p.Stamp))
+	thrift.Binary.WriteFieldBegin(w115[18:], thrift.STRUCT, 12)
+	off += 21
 	off += p.Inner.FastWriteNocopy(b[off:], w)
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRUCT, 13)
 	off += p.Choice.FastWriteNocopy(b[off:], w)
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRUCT, 14)
 	off += p.Oops.FastWriteNocopy(b[off:], w)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 15)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.BOOL, len(p.Bools))
-	for _, v67 := range p.Bools {
-		off += thrift.Binary.WriteBool(b[off:], v67)
+	w116 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w116[0:], thrift.LIST, 15)
+	thrift.Binary.WriteListBegin(w116[3:], thrift.BOOL, len(p.Bools))
+	off += 8
+	for _, v117 := range p.Bools {
+		off += thrift.Binary.WriteBool(b[off:], v117)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 16)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.BYTE, len(p.Octets))
-	for _, v68 := range p.Octets {
-		off += thrift.Binary.WriteI8(b[off:], v68)
+	w118 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w118[0:], thrift.LIST, 16)
+	thrift.Binary.WriteListBegin(w118[3:], thrift.BYTE, len(p.Octets))
+	off += 8
+	for _, v119 := range p.Octets {
+		off += thrift.Binary.WriteI8(b[off:], v119)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 17)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I16, len(p.Shorts))
-	for _, v69 := range p.Shorts {
-		off += thrift.Binary.WriteI16(b[off:], v69)
+	w120 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w120[0:], thrift.LIST, 17)
+	thrift.Binary.WriteListBegin(w120[3:], thrift.I16, len(p.Shorts))
+	off += 8
+	for _, v121 := range p.Shorts {
+		off += thrift.Binary.WriteI16(b[off:], v121)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 18)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I32, len(p.Ints))
+	w122 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w122[0:], thrift.LIST, 18)
+	thrift.Binary.WriteListBegin(w122[3:], thrift.I32, len(p.Ints))
+	off += 8
 	off += thrift.Binary.WriteI32Slice(b[off:], p.Ints)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 19)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(p.Longs))
+	w123 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w123[0:], thrift.LIST, 19)
+	thrift.Binary.WriteListBegin(w123[3:], thrift.I64, len(p.Longs))
+	off += 8
 	off += thrift.Binary.WriteI64Slice(b[off:], p.Longs)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 20)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.DOUBLE, len(p.Doubles))
+	w124 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w124[0:], thrift.LIST, 20)
+	thrift.Binary.WriteListBegin(w124[3:], thrift.DOUBLE, len(p.Doubles))
+	off += 8
 	off += thrift.Binary.WriteDoubleSlice(b[off:], p.Doubles)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.SET, 21)
-	off += thrift.Binary.WriteSetBegin(b[off:], thrift.I32, len(p.IntSet))
+	w125 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w125[0:], thrift.SET, 21)
+	thrift.Binary.WriteSetBegin(w125[3:], thrift.I32, len(p.IntSet))
+	off += 8
 	off += thrift.Binary.WriteI32Slice(b[off:], p.IntSet)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 22)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.I64, thrift.DOUBLE, len(p.LongToDouble))
-	for k70, v71 := range p.LongToDouble {
-		off += thrift.Binary.WriteI64(b[off:], k70)
-		off += thrift.Binary.WriteDouble(b[off:], v71)
+	w126 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w126[0:], thrift.MAP, 22)
+	thrift.Binary.WriteMapBegin(w126[3:], thrift.I64, thrift.DOUBLE, len(p.LongToDouble))
+	off += 9
+	for k127, v128 := range p.LongToDouble {
+		w129 := (*[16]byte)(b[off:])
+		thrift.Binary.WriteI64(w129[0:], k127)
+		thrift.Binary.WriteDouble(w129[8:], v128)
+		off += 16
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 23)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRING, len(p.Strings))
-	for _, v72 := range p.Strings {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, v72)
+	w130 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w130[0:], thrift.LIST, 23)
+	thrift.Binary.WriteListBegin(w130[3:], thrift.STRING, len(p.Strings))
+	off += 8
+	for _, v131 := range p.Strings {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, v131)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.SET, 24)
-	off += thrift.Binary.WriteSetBegin(b[off:], thrift.STRING, len(p.StringSet))
-	for _, v73 := range p.StringSet {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, v73)
+	w132 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w132[0:], thrift.SET, 24)
+	thrift.Binary.WriteSetBegin(w132[3:], thrift.STRING, len(p.StringSet))
+	off += 8
+	for _, v133 := range p.StringSet {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, v133)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 25)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.StringMap))
-	for k74, v75 := range p.StringMap {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, k74)
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, v75)
+	w134 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w134[0:], thrift.MAP, 25)
+	thrift.Binary.WriteMapBegin(w134[3:], thrift.STRING, thrift.STRING, len(p.StringMap))
+	off += 9
+	for k135, v136 := range p.StringMap {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, k135)
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, v136)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 26)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRING, len(p.Blobs))
-	for _, v76 := range p.Blobs {
-		off += thrift.Binary.WriteBinaryNocopy(b[off:], w, v76)
+	w137 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w137[0:], thrift.LIST, 26)
+	thrift.Binary.WriteListBegin(w137[3:], thrift.STRING, len(p.Blobs))
+	off += 8
+	for _, v138 := range p.Blobs {
+		off += thrift.Binary.WriteBinaryNocopy(b[off:], w, v138)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 27)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRING, len(p.Names))
-	for _, v77 := range p.Names {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, v77)
+	w139 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w139[0:], thrift.LIST, 27)
+	thrift.Binary.WriteListBegin(w139[3:], thrift.STRING, len(p.Names))
+	off += 8
+	for _, v140 := range p.Names {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, v140)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 28)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRUCT, len(p.Inners))
-	for _, v78 := range p.Inners {
-		off += v78.FastWriteNocopy(b[off:], w)
+	w141 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w141[0:], thrift.LIST, 28)
+	thrift.Binary.WriteListBegin(w141[3:], thrift.STRUCT, len(p.Inners))
+	off += 8
+	for _, v142 := range p.Inners {
+		off += v142.FastWriteNocopy(b[off:], w)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 29)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.STRUCT, len(p.InnerByName))
-	for k79, v80 := range p.InnerByName {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, k79)
-		off += v80.FastWriteNocopy(b[off:], w)
+	w143 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w143[0:], thrift.MAP, 29)
+	thrift.Binary.WriteMapBegin(w143[3:], thrift.STRING, thrift.STRUCT, len(p.InnerByName))
+	off += 9
+	for k144, v145 := range p.InnerByName {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, k144)
+		off += v145.FastWriteNocopy(b[off:], w)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.SET, 30)
-	off += thrift.Binary.WriteSetBegin(b[off:], thrift.I32, len(p.ColorSet))
-	for _, v81 := range p.ColorSet {
-		off += thrift.Binary.WriteI32(b[off:], int32(v81))
+	w146 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w146[0:], thrift.SET, 30)
+	thrift.Binary.WriteSetBegin(w146[3:], thrift.I32, len(p.ColorSet))
+	off += 8
+	for _, v147 := range p.ColorSet {
+		off += thrift.Binary.WriteI32(b[off:], int32(v147))
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 31)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I32, len(p.Colors))
-	for _, v82 := range p.Colors {
-		off += thrift.Binary.WriteI32(b[off:], int32(v82))
+	w148 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w148[0:], thrift.LIST, 31)
+	thrift.Binary.WriteListBegin(w148[3:], thrift.I32, len(p.Colors))
+	off += 8
+	for _, v149 := range p.Colors {
+		off += thrift.Binary.WriteI32(b[off:], int32(v149))
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 32)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.I32, thrift.I32, len(p.ColorCount))
-	for k83, v84 := range p.ColorCount {
-		off += thrift.Binary.WriteI32(b[off:], int32(k83))
-		off += thrift.Binary.WriteI32(b[off:], v84)
+	w150 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w150[0:], thrift.MAP, 32)
+	thrift.Binary.WriteMapBegin(w150[3:], thrift.I32, thrift.I32, len(p.ColorCount))
+	off += 9
+	for k151, v152 := range p.ColorCount {
+		w153 := (*[8]byte)(b[off:])
+		thrift.Binary.WriteI32(w153[0:], int32(k151))
+		thrift.Binary.WriteI32(w153[4:], v152)
+		off += 8
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 33)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.LIST, len(p.Nested))
-	for k85, v86 := range p.Nested {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, k85)
-		off += thrift.Binary.WriteListBegin(b[off:], thrift.SET, len(v86))
-		for _, v87 := range v86 {
-			off += thrift.Binary.WriteSetBegin(b[off:], thrift.I32, len(v87))
-			off += thrift.Binary.WriteI32Slice(b[off:], v87)
+	w154 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w154[0:], thrift.MAP, 33)
+	thrift.Binary.WriteMapBegin(w154[3:], thrift.STRING, thrift.LIST, len(p.Nested))
+	off += 9
+	for k155, v156 := range p.Nested {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, k155)
+		off += thrift.Binary.WriteListBegin(b[off:], thrift.SET, len(v156))
+		for _, v157 := range v156 {
+			off += thrift.Binary.WriteSetBegin(b[off:], thrift.I32, len(v157))
+			off += thrift.Binary.WriteI32Slice(b[off:], v157)
 		}
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 34)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.MAP, len(p.ListOfMaps))
-	for _, v88 := range p.ListOfMaps {
-		off += thrift.Binary.WriteMapBegin(b[off:], thrift.I32, thrift.STRING, len(v88))
-		for k89, v90 := range v88 {
-			off += thrift.Binary.WriteI32(b[off:], k89)
-			off += thrift.Binary.WriteStringNocopy(b[off:], w, v90)
+	w158 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w158[0:], thrift.LIST, 34)
+	thrift.Binary.WriteListBegin(w158[3:], thrift.MAP, len(p.ListOfMaps))
+	off += 8
+	for _, v159 := range p.ListOfMaps {
+		off += thrift.Binary.WriteMapBegin(b[off:], thrift.I32, thrift.STRING, len(v159))
+		for k160, v161 := range v159 {
+			off += thrift.Binary.WriteI32(b[off:], k160)
+			off += thrift.Binary.WriteStringNocopy(b[off:], w, v161)
 		}
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 35)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.LIST, len(p.Matrix))
-	for _, v91 := range p.Matrix {
-		off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(v91))
-		off += thrift.Binary.WriteI64Slice(b[off:], v91)
+	w162 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w162[0:], thrift.LIST, 35)
+	thrift.Binary.WriteListBegin(w162[3:], thrift.LIST, len(p.Matrix))
+	off += 8
+	for _, v163 := range p.Matrix {
+		off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(v163))
+		off += thrift.Binary.WriteI64Slice(b[off:], v163)
 	}
 	if p.OptFlag != nil {
-		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.BOOL, 40)
-		off += thrift.Binary.WriteBool(b[off:], *p.OptFlag)
+		w164 := (*[4]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w164[0:], thrift.BOOL, 40)
+		thrift.Binary.WriteBool(w164[3:], *p.OptFlag)
+		off += 4
 	}
 	if p.OptInt != nil {
-		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 41)
-		off += thrift.Binary.WriteI32(b[off:], *p.OptInt)
+		w165 := (*[7]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w165[0:], thrift.I32, 41)
+		thrift.Binary.WriteI32(w165[3:], *p.OptInt)
+		off += 7
 	}
 	if p.OptText != nil {
 		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 42)
@@ -2462,52 +2662,72 @@ func (p *Everything) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 		off += p.OptInner.FastWriteNocopy(b[off:], w)
 	}
 	if p.OptInts != nil {
-		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 45)
-		off += thrift.Binary.WriteListBegin(b[off:], thrift.I32, len(p.OptInts))
+		w166 := (*[8]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w166[0:], thrift.LIST, 45)
+		thrift.Binary.WriteListBegin(w166[3:], thrift.I32, len(p.OptInts))
+		off += 8
 		off += thrift.Binary.WriteI32Slice(b[off:], p.OptInts)
 	}
 	if p.OptMap != nil {
-		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 46)
-		off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.I64, len(p.OptMap))
-		for k92, v93 := range p.OptMap {
-			off += thrift.Binary.WriteStringNocopy(b[off:], w, k92)
-			off += thrift.Binary.WriteI64(b[off:], v93)
+		w167 := (*[9]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w167[0:], thrift.MAP, 46)
+		thrift.Binary.WriteMapBegin(w167[3:], thrift.STRING, thrift.I64, len(p.OptMap))
+		off += 9
+		for k168, v169 := range p.OptMap {
+			off += thrift.Binary.WriteStringNocopy(b[off:], w, k168)
+			off += thrift.Binary.WriteI64(b[off:], v169)
 		}
 	}
 	if p.OptColor != nil {
-		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 47)
-		off += thrift.Binary.WriteI32(b[off:], int32(*p.OptColor))
+		w170 := (*[7]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w170[0:], thrift.I32, 47)
+		thrift.Binary.WriteI32(w170[3:], int32(*p.OptColor))
+		off += 7
 	}
 	if p.OptRatio != nil {
-		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.DOUBLE, 48)
-		off += thrift.Binary.WriteDouble(b[off:], *p.OptRatio)
+		w171 := (*[11]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w171[0:], thrift.DOUBLE, 48)
+		thrift.Binary.WriteDouble(w171[3:], *p.OptRatio)
+		off += 11
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 50)
-	off += thrift.Binary.WriteI32(b[off:], p.DefInt)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 51)
+	w172 := (*[10]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w172[0:], thrift.I32, 50)
+	thrift.Binary.WriteI32(w172[3:], p.DefInt)
+	thrift.Binary.WriteFieldBegin(w172[7:], thrift.STRING, 51)
+	off += 10
 	off += thrift.Binary.WriteStringNocopy(b[off:], w, p.DefText)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.DOUBLE, 52)
-	off += thrift.Binary.WriteDouble(b[off:], p.DefRatio)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 53)
-	off += thrift.Binary.WriteI32(b[off:], int32(p.DefColor))
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 54)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I32, len(p.DefList))
+	w173 := (*[26]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w173[0:], thrift.DOUBLE, 52)
+	thrift.Binary.WriteDouble(w173[3:], p.DefRatio)
+	thrift.Binary.WriteFieldBegin(w173[11:], thrift.I32, 53)
+	thrift.Binary.WriteI32(w173[14:], int32(p.DefColor))
+	thrift.Binary.WriteFieldBegin(w173[18:], thrift.LIST, 54)
+	thrift.Binary.WriteListBegin(w173[21:], thrift.I32, len(p.DefList))
+	off += 26
 	off += thrift.Binary.WriteI32Slice(b[off:], p.DefList)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 55)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.I32, len(p.DefMap))
-	for k94, v95 := range p.DefMap {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, k94)
-		off += thrift.Binary.WriteI32(b[off:], v95)
+	w174 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w174[0:], thrift.MAP, 55)
+	thrift.Binary.WriteMapBegin(w174[3:], thrift.STRING, thrift.I32, len(p.DefMap))
+	off += 9
+	for k175, v176 := range p.DefMap {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, k175)
+		off += thrift.Binary.WriteI32(b[off:], v176)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.BOOL, 56)
-	off += thrift.Binary.WriteBool(b[off:], p.DefFlag)
+	w177 := (*[4]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w177[0:], thrift.BOOL, 56)
+	thrift.Binary.WriteBool(w177[3:], p.DefFlag)
+	off += 4
 	if p.OptDef != nil {
-		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 57)
-		off += thrift.Binary.WriteI64(b[off:], *p.OptDef)
+		w178 := (*[11]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w178[0:], thrift.I64, 57)
+		thrift.Binary.WriteI64(w178[3:], *p.OptDef)
+		off += 11
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 60)
-	off += thrift.Binary.WriteI32(b[off:], p.ReqInt)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 61)
+	w179 := (*[10]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w179[0:], thrift.I32, 60)
+	thrift.Binary.WriteI32(w179[3:], p.ReqInt)
+	thrift.Binary.WriteFieldBegin(w179[7:], thrift.STRING, 61)
+	off += 10
 	off += thrift.Binary.WriteStringNocopy(b[off:], w, p.ReqText)
 	off += thrift.Binary.WriteFieldStop(b[off:])
 	return off
@@ -2522,6 +2742,14 @@ func (p *Everything) FastRead(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *Everything) FastReadWhole(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
@@ -2641,22 +2869,22 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 			}
 		case 10:
 			if t == thrift.I32 {
-				v96, n, err := thrift.Binary.ReadI32(b[off:])
+				v180, n, err := thrift.Binary.ReadI32(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Everything.color: %w", err)
 				}
 				off += n
-				p.Color = Color(v96)
+				p.Color = Color(v180)
 				continue
 			}
 		case 11:
 			if t == thrift.I64 {
-				v97, n, err := thrift.Binary.ReadI64(b[off:])
+				v181, n, err := thrift.Binary.ReadI64(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Everything.stamp: %w", err)
 				}
 				off += n
-				p.Stamp = Timestamp(v97)
+				p.Stamp = Timestamp(v181)
 				continue
 			}
 		case 12:
@@ -2664,14 +2892,14 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				v98 := &opt.f0000
-				v98.InitDefault()
-				n, err = v98.FastReadDepth(b[off:], depth+1)
+				v182 := &opt.f0000
+				v182.InitDefault()
+				n, err = v182.FastReadDepth(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("Everything.inner: %w", err)
 				}
 				off += n
-				p.Inner = v98
+				p.Inner = v182
 				continue
 			}
 		case 13:
@@ -2679,14 +2907,14 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				v99 := &opt.f0001
-				v99.InitDefault()
-				n, err = v99.FastReadDepth(b[off:], depth+1)
+				v183 := &opt.f0001
+				v183.InitDefault()
+				n, err = v183.FastReadDepth(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("Everything.choice: %w", err)
 				}
 				off += n
-				p.Choice = v99
+				p.Choice = v183
 				continue
 			}
 		case 14:
@@ -2694,14 +2922,14 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				v100 := &opt.f0002
-				v100.InitDefault()
-				n, err = v100.FastReadDepth(b[off:], depth+1)
+				v184 := &opt.f0002
+				v184.InitDefault()
+				n, err = v184.FastReadDepth(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("Everything.oops: %w", err)
 				}
 				off += n
-				p.Oops = v100
+				p.Oops = v184
 				continue
 			}
 		case 15:
@@ -2715,15 +2943,15 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.BOOL {
 						return off, thrift.ElemTypeError("Everything.bools (list)", et, thrift.BOOL)
 					}
-					l101 := make([]bool, size)
-					for i102 := range l101 {
-						l101[i102], n, err = thrift.Binary.ReadBool(b[off:])
+					l185 := make([]bool, size)
+					for i186 := range l185 {
+						l185[i186], n, err = thrift.Binary.ReadBool(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.bools: %w", err)
 						}
 						off += n
 					}
-					p.Bools = l101
+					p.Bools = l185
 				}
 				continue
 			}
@@ -2738,15 +2966,15 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.BYTE {
 						return off, thrift.ElemTypeError("Everything.octets (list)", et, thrift.BYTE)
 					}
-					l103 := make([]int8, size)
-					for i104 := range l103 {
-						l103[i104], n, err = thrift.Binary.ReadI8(b[off:])
+					l187 := make([]int8, size)
+					for i188 := range l187 {
+						l187[i188], n, err = thrift.Binary.ReadI8(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.octets: %w", err)
 						}
 						off += n
 					}
-					p.Octets = l103
+					p.Octets = l187
 				}
 				continue
 			}
@@ -2761,15 +2989,15 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I16 {
 						return off, thrift.ElemTypeError("Everything.shorts (list)", et, thrift.I16)
 					}
-					l105 := make([]int16, size)
-					for i106 := range l105 {
-						l105[i106], n, err = thrift.Binary.ReadI16(b[off:])
+					l189 := make([]int16, size)
+					for i190 := range l189 {
+						l189[i190], n, err = thrift.Binary.ReadI16(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.shorts: %w", err)
 						}
 						off += n
 					}
-					p.Shorts = l105
+					p.Shorts = l189
 				}
 				continue
 			}
@@ -2784,13 +3012,13 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.ints (list)", et, thrift.I32)
 					}
-					l107 := make([]int32, size)
-					n, err = thrift.Binary.ReadI32Slice(b[off:], l107)
+					l191 := make([]int32, size)
+					n, err = thrift.Binary.ReadI32Slice(b[off:], l191)
 					if err != nil {
 						return off, fmt.Errorf("Everything.ints: %w", err)
 					}
 					off += n
-					p.Ints = l107
+					p.Ints = l191
 				}
 				continue
 			}
@@ -2805,13 +3033,13 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I64 {
 						return off, thrift.ElemTypeError("Everything.longs (list)", et, thrift.I64)
 					}
-					l108 := make([]int64, size)
-					n, err = thrift.Binary.ReadI64Slice(b[off:], l108)
+					l192 := make([]int64, size)
+					n, err = thrift.Binary.ReadI64Slice(b[off:], l192)
 					if err != nil {
 						return off, fmt.Errorf("Everything.longs: %w", err)
 					}
 					off += n
-					p.Longs = l108
+					p.Longs = l192
 				}
 				continue
 			}
@@ -2826,13 +3054,13 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.DOUBLE {
 						return off, thrift.ElemTypeError("Everything.doubles (list)", et, thrift.DOUBLE)
 					}
-					l109 := make([]float64, size)
-					n, err = thrift.Binary.ReadDoubleSlice(b[off:], l109)
+					l193 := make([]float64, size)
+					n, err = thrift.Binary.ReadDoubleSlice(b[off:], l193)
 					if err != nil {
 						return off, fmt.Errorf("Everything.doubles: %w", err)
 					}
 					off += n
-					p.Doubles = l109
+					p.Doubles = l193
 				}
 				continue
 			}
@@ -2847,13 +3075,13 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.int_set (set)", et, thrift.I32)
 					}
-					l110 := make([]int32, size)
-					n, err = thrift.Binary.ReadI32Slice(b[off:], l110)
+					l194 := make([]int32, size)
+					n, err = thrift.Binary.ReadI32Slice(b[off:], l194)
 					if err != nil {
 						return off, fmt.Errorf("Everything.int_set: %w", err)
 					}
 					off += n
-					p.IntSet = l110
+					p.IntSet = l194
 				}
 				continue
 			}
@@ -2871,21 +3099,21 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.DOUBLE {
 						return off, thrift.ElemTypeError("Everything.long_to_double (map value)", vt, thrift.DOUBLE)
 					}
-					m111 := make(map[int64]float64, size)
-					for i112 := 0; i112 < size; i112++ {
-						var k113 int64
-						k113, n, err = thrift.Binary.ReadI64(b[off:])
+					m195 := make(map[int64]float64, size)
+					for i196 := 0; i196 < size; i196++ {
+						var k197 int64
+						k197, n, err = thrift.Binary.ReadI64(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.long_to_double: %w", err)
 						}
 						off += n
-						m111[k113], n, err = thrift.Binary.ReadDouble(b[off:])
+						m195[k197], n, err = thrift.Binary.ReadDouble(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.long_to_double: %w", err)
 						}
 						off += n
 					}
-					p.LongToDouble = m111
+					p.LongToDouble = m195
 				}
 				continue
 			}
@@ -2900,15 +3128,15 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Everything.strings (list)", et, thrift.STRING)
 					}
-					l114 := make([]string, size)
-					for i115 := range l114 {
-						l114[i115], n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					l198 := make([]string, size)
+					for i199 := range l198 {
+						l198[i199], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.strings: %w", err)
 						}
 						off += n
 					}
-					p.Strings = l114
+					p.Strings = l198
 				}
 				continue
 			}
@@ -2923,15 +3151,15 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Everything.string_set (set)", et, thrift.STRING)
 					}
-					l116 := make([]string, size)
-					for i117 := range l116 {
-						l116[i117], n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					l200 := make([]string, size)
+					for i201 := range l200 {
+						l200[i201], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.string_set: %w", err)
 						}
 						off += n
 					}
-					p.StringSet = l116
+					p.StringSet = l200
 				}
 				continue
 			}
@@ -2949,21 +3177,21 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRING {
 						return off, thrift.ElemTypeError("Everything.string_map (map value)", vt, thrift.STRING)
 					}
-					m118 := make(map[string]string, size)
-					for i119 := 0; i119 < size; i119++ {
-						var k120 string
-						k120, n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					m202 := make(map[string]string, size)
+					for i203 := 0; i203 < size; i203++ {
+						var k204 string
+						k204, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.string_map: %w", err)
 						}
 						off += n
-						m118[k120], n, err = thrift.Binary.ReadStringNocopy(b[off:])
+						m202[k204], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.string_map: %w", err)
 						}
 						off += n
 					}
-					p.StringMap = m118
+					p.StringMap = m202
 				}
 				continue
 			}
@@ -2978,15 +3206,15 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Everything.blobs (list)", et, thrift.STRING)
 					}
-					l121 := make([][]byte, size)
-					for i122 := range l121 {
-						l121[i122], n, err = thrift.Binary.ReadBinaryNocopy(b[off:])
+					l205 := make([][]byte, size)
+					for i206 := range l205 {
+						l205[i206], n, err = thrift.Binary.ReadBinaryNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.blobs: %w", err)
 						}
 						off += n
 					}
-					p.Blobs = l121
+					p.Blobs = l205
 				}
 				continue
 			}
@@ -3001,15 +3229,15 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Everything.names (list)", et, thrift.STRING)
 					}
-					l123 := make(Names, size)
-					for i124 := range l123 {
-						l123[i124], n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					l207 := make(Names, size)
+					for i208 := range l207 {
+						l207[i208], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.names: %w", err)
 						}
 						off += n
 					}
-					p.Names = l123
+					p.Names = l207
 				}
 				continue
 			}
@@ -3024,18 +3252,18 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRUCT {
 						return off, thrift.ElemTypeError("Everything.inners (list)", et, thrift.STRUCT)
 					}
-					l125 := make([]*Inner, size)
-					a127 := make([]Inner, size)
-					for i126 := range l125 {
-						v128 := &a127[i126]
-						n, err = v128.FastReadDepth(b[off:], depth+1)
+					l209 := make([]*Inner, size)
+					a211 := make([]Inner, size)
+					for i210 := range l209 {
+						v212 := &a211[i210]
+						n, err = v212.FastReadDepth(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Everything.inners: %w", err)
 						}
 						off += n
-						l125[i126] = v128
+						l209[i210] = v212
 					}
-					p.Inners = l125
+					p.Inners = l209
 				}
 				continue
 			}
@@ -3053,24 +3281,24 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRUCT {
 						return off, thrift.ElemTypeError("Everything.inner_by_name (map value)", vt, thrift.STRUCT)
 					}
-					m129 := make(map[string]*Inner, size)
-					a132 := make([]Inner, size)
-					for i130 := 0; i130 < size; i130++ {
-						var k131 string
-						k131, n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					m213 := make(map[string]*Inner, size)
+					a216 := make([]Inner, size)
+					for i214 := 0; i214 < size; i214++ {
+						var k215 string
+						k215, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.inner_by_name: %w", err)
 						}
 						off += n
-						v133 := &a132[i130]
-						n, err = v133.FastReadDepth(b[off:], depth+1)
+						v217 := &a216[i214]
+						n, err = v217.FastReadDepth(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Everything.inner_by_name: %w", err)
 						}
 						off += n
-						m129[k131] = v133
+						m213[k215] = v217
 					}
-					p.InnerByName = m129
+					p.InnerByName = m213
 				}
 				continue
 			}
@@ -3085,16 +3313,16 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.color_set (set)", et, thrift.I32)
 					}
-					l134 := make([]Color, size)
-					for i135 := range l134 {
-						v136, n, err := thrift.Binary.ReadI32(b[off:])
+					l218 := make([]Color, size)
+					for i219 := range l218 {
+						v220, n, err := thrift.Binary.ReadI32(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.color_set: %w", err)
 						}
 						off += n
-						l134[i135] = Color(v136)
+						l218[i219] = Color(v220)
 					}
-					p.ColorSet = l134
+					p.ColorSet = l218
 				}
 				continue
 			}
@@ -3109,16 +3337,16 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.colors (list)", et, thrift.I32)
 					}
-					l137 := make([]Color, size)
-					for i138 := range l137 {
-						v139, n, err := thrift.Binary.ReadI32(b[off:])
+					l221 := make([]Color, size)
+					for i222 := range l221 {
+						v223, n, err := thrift.Binary.ReadI32(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.colors: %w", err)
 						}
 						off += n
-						l137[i138] = Color(v139)
+						l221[i222] = Color(v223)
 					}
-					p.Colors = l137
+					p.Colors = l221
 				}
 				continue
 			}
@@ -3136,22 +3364,22 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.color_count (map value)", vt, thrift.I32)
 					}
-					m140 := make(map[Color]int32, size)
-					for i141 := 0; i141 < size; i141++ {
-						var k142 Color
-						v143, n, err := thrift.Binary.ReadI32(b[off:])
+					m224 := make(map[Color]int32, size)
+					for i225 := 0; i225 < size; i225++ {
+						var k226 Color
+						v227, n, err := thrift.Binary.ReadI32(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.color_count: %w", err)
 						}
 						off += n
-						k142 = Color(v143)
-						m140[k142], n, err = thrift.Binary.ReadI32(b[off:])
+						k226 = Color(v227)
+						m224[k226], n, err = thrift.Binary.ReadI32(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.color_count: %w", err)
 						}
 						off += n
 					}
-					p.ColorCount = m140
+					p.ColorCount = m224
 				}
 				continue
 			}
@@ -3169,10 +3397,10 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.LIST {
 						return off, thrift.ElemTypeError("Everything.nested (map value)", vt, thrift.LIST)
 					}
-					m144 := make(map[string][][]int32, size)
-					for i145 := 0; i145 < size; i145++ {
-						var k146 string
-						k146, n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					m228 := make(map[string][][]int32, size)
+					for i229 := 0; i229 < size; i229++ {
+						var k230 string
+						k230, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.nested: %w", err)
 						}
@@ -3186,8 +3414,8 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 							if size != 0 && et != thrift.SET {
 								return off, thrift.ElemTypeError("Everything.nested value (list)", et, thrift.SET)
 							}
-							l147 := make([][]int32, size)
-							for i148 := range l147 {
+							l231 := make([][]int32, size)
+							for i232 := range l231 {
 								{
 									et, size, n, err := thrift.Binary.ReadSetBegin(b[off:])
 									if err != nil {
@@ -3197,19 +3425,19 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 									if size != 0 && et != thrift.I32 {
 										return off, thrift.ElemTypeError("Everything.nested value element (set)", et, thrift.I32)
 									}
-									l149 := make([]int32, size)
-									n, err = thrift.Binary.ReadI32Slice(b[off:], l149)
+									l233 := make([]int32, size)
+									n, err = thrift.Binary.ReadI32Slice(b[off:], l233)
 									if err != nil {
 										return off, fmt.Errorf("Everything.nested: %w", err)
 									}
 									off += n
-									l147[i148] = l149
+									l231[i232] = l233
 								}
 							}
-							m144[k146] = l147
+							m228[k230] = l231
 						}
 					}
-					p.Nested = m144
+					p.Nested = m228
 				}
 				continue
 			}
@@ -3224,8 +3452,8 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.MAP {
 						return off, thrift.ElemTypeError("Everything.list_of_maps (list)", et, thrift.MAP)
 					}
-					l150 := make([]map[int32]string, size)
-					for i151 := range l150 {
+					l234 := make([]map[int32]string, size)
+					for i235 := range l234 {
 						{
 							kt, vt, size, n, err := thrift.Binary.ReadMapBegin(b[off:])
 							if err != nil {
@@ -3238,24 +3466,24 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 							if size != 0 && vt != thrift.STRING {
 								return off, thrift.ElemTypeError("Everything.list_of_maps element (map value)", vt, thrift.STRING)
 							}
-							m152 := make(map[int32]string, size)
-							for i153 := 0; i153 < size; i153++ {
-								var k154 int32
-								k154, n, err = thrift.Binary.ReadI32(b[off:])
+							m236 := make(map[int32]string, size)
+							for i237 := 0; i237 < size; i237++ {
+								var k238 int32
+								k238, n, err = thrift.Binary.ReadI32(b[off:])
 								if err != nil {
 									return off, fmt.Errorf("Everything.list_of_maps: %w", err)
 								}
 								off += n
-								m152[k154], n, err = thrift.Binary.ReadStringNocopy(b[off:])
+								m236[k238], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 								if err != nil {
 									return off, fmt.Errorf("Everything.list_of_maps: %w", err)
 								}
 								off += n
 							}
-							l150[i151] = m152
+							l234[i235] = m236
 						}
 					}
-					p.ListOfMaps = l150
+					p.ListOfMaps = l234
 				}
 				continue
 			}
@@ -3270,8 +3498,8 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.LIST {
 						return off, thrift.ElemTypeError("Everything.matrix (list)", et, thrift.LIST)
 					}
-					l155 := make([][]int64, size)
-					for i156 := range l155 {
+					l239 := make([][]int64, size)
+					for i240 := range l239 {
 						{
 							et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 							if err != nil {
@@ -3281,16 +3509,16 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 							if size != 0 && et != thrift.I64 {
 								return off, thrift.ElemTypeError("Everything.matrix element (list)", et, thrift.I64)
 							}
-							l157 := make([]int64, size)
-							n, err = thrift.Binary.ReadI64Slice(b[off:], l157)
+							l241 := make([]int64, size)
+							n, err = thrift.Binary.ReadI64Slice(b[off:], l241)
 							if err != nil {
 								return off, fmt.Errorf("Everything.matrix: %w", err)
 							}
 							off += n
-							l155[i156] = l157
+							l239[i240] = l241
 						}
 					}
-					p.Matrix = l155
+					p.Matrix = l239
 				}
 				continue
 			}
@@ -3344,13 +3572,13 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 			}
 		case 44:
 			if t == thrift.STRUCT {
-				v158 := NewInner()
-				n, err = v158.FastReadDepth(b[off:], depth+1)
+				v242 := NewInner()
+				n, err = v242.FastReadDepth(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("Everything.opt_inner: %w", err)
 				}
 				off += n
-				p.OptInner = v158
+				p.OptInner = v242
 				continue
 			}
 		case 45:
@@ -3364,13 +3592,13 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.opt_ints (list)", et, thrift.I32)
 					}
-					l159 := make([]int32, size)
-					n, err = thrift.Binary.ReadI32Slice(b[off:], l159)
+					l243 := make([]int32, size)
+					n, err = thrift.Binary.ReadI32Slice(b[off:], l243)
 					if err != nil {
 						return off, fmt.Errorf("Everything.opt_ints: %w", err)
 					}
 					off += n
-					p.OptInts = l159
+					p.OptInts = l243
 				}
 				continue
 			}
@@ -3388,21 +3616,21 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.I64 {
 						return off, thrift.ElemTypeError("Everything.opt_map (map value)", vt, thrift.I64)
 					}
-					m160 := make(map[string]int64, size)
-					for i161 := 0; i161 < size; i161++ {
-						var k162 string
-						k162, n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					m244 := make(map[string]int64, size)
+					for i245 := 0; i245 < size; i245++ {
+						var k246 string
+						k246, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.opt_map: %w", err)
 						}
 						off += n
-						m160[k162], n, err = thrift.Binary.ReadI64(b[off:])
+						m244[k246], n, err = thrift.Binary.ReadI64(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.opt_map: %w", err)
 						}
 						off += n
 					}
-					p.OptMap = m160
+					p.OptMap = m244
 				}
 				continue
 			}
@@ -3411,12 +3639,12 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				v163, n, err := thrift.Binary.ReadI32(b[off:])
+				v247, n, err := thrift.Binary.ReadI32(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Everything.opt_color: %w", err)
 				}
 				off += n
-				opt.f0006 = Color(v163)
+				opt.f0006 = Color(v247)
 				p.OptColor = &opt.f0006
 				continue
 			}
@@ -3462,12 +3690,12 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 			}
 		case 53:
 			if t == thrift.I32 {
-				v164, n, err := thrift.Binary.ReadI32(b[off:])
+				v248, n, err := thrift.Binary.ReadI32(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Everything.def_color: %w", err)
 				}
 				off += n
-				p.DefColor = Color(v164)
+				p.DefColor = Color(v248)
 				continue
 			}
 		case 54:
@@ -3481,13 +3709,13 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.def_list (list)", et, thrift.I32)
 					}
-					l165 := make([]int32, size)
-					n, err = thrift.Binary.ReadI32Slice(b[off:], l165)
+					l249 := make([]int32, size)
+					n, err = thrift.Binary.ReadI32Slice(b[off:], l249)
 					if err != nil {
 						return off, fmt.Errorf("Everything.def_list: %w", err)
 					}
 					off += n
-					p.DefList = l165
+					p.DefList = l249
 				}
 				continue
 			}
@@ -3505,21 +3733,21 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.def_map (map value)", vt, thrift.I32)
 					}
-					m166 := make(map[string]int32, size)
-					for i167 := 0; i167 < size; i167++ {
-						var k168 string
-						k168, n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					m250 := make(map[string]int32, size)
+					for i251 := 0; i251 < size; i251++ {
+						var k252 string
+						k252, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.def_map: %w", err)
 						}
 						off += n
-						m166[k168], n, err = thrift.Binary.ReadI32(b[off:])
+						m250[k252], n, err = thrift.Binary.ReadI32(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.def_map: %w", err)
 						}
 						off += n
 					}
-					p.DefMap = m166
+					p.DefMap = m250
 				}
 				continue
 			}
@@ -3602,8 +3830,8 @@ func (p *Everything) BLengthCompact() int {
 	l += thrift.Compact.ListBeginLength(len(p.Octets))
 	l += len(p.Octets) * 1
 	l += thrift.Compact.ListBeginLength(len(p.Shorts))
-	for _, v169 := range p.Shorts {
-		l += thrift.Compact.I16Length(v169)
+	for _, v253 := range p.Shorts {
+		l += thrift.Compact.I16Length(v253)
 	}
 	l += thrift.Compact.ListBeginLength(len(p.Ints))
 	l += thrift.Compact.I32SliceLength(p.Ints)
@@ -3615,73 +3843,73 @@ func (p *Everything) BLengthCompact() int {
 	l += thrift.Compact.I32SliceLength(p.IntSet)
 	l += thrift.Compact.MapBeginLength(len(p.LongToDouble))
 	l += len(p.LongToDouble) * 8
-	for k170 := range p.LongToDouble {
-		l += thrift.Compact.I64Length(k170)
+	for k254 := range p.LongToDouble {
+		l += thrift.Compact.I64Length(k254)
 	}
 	l += thrift.Compact.ListBeginLength(len(p.Strings))
-	for _, v172 := range p.Strings {
-		l += thrift.Compact.StringLength(v172)
+	for _, v256 := range p.Strings {
+		l += thrift.Compact.StringLength(v256)
 	}
 	l += thrift.Compact.ListBeginLength(len(p.StringSet))
-	for _, v173 := range p.StringSet {
-		l += thrift.Compact.StringLength(v173)
+	for _, v257 := range p.StringSet {
+		l += thrift.Compact.StringLength(v257)
 	}
 	l += thrift.Compact.MapBeginLength(len(p.StringMap))
-	for k174, v175 := range p.StringMap {
-		l += thrift.Compact.StringLength(k174)
-		l += thrift.Compact.StringLength(v175)
+	for k258, v259 := range p.StringMap {
+		l += thrift.Compact.StringLength(k258)
+		l += thrift.Compact.StringLength(v259)
 	}
 	l += thrift.Compact.ListBeginLength(len(p.Blobs))
-	for _, v176 := range p.Blobs {
-		l += thrift.Compact.BinaryLength(v176)
+	for _, v260 := range p.Blobs {
+		l += thrift.Compact.BinaryLength(v260)
 	}
 	l += thrift.Compact.ListBeginLength(len(p.Names))
-	for _, v177 := range p.Names {
-		l += thrift.Compact.StringLength(v177)
+	for _, v261 := range p.Names {
+		l += thrift.Compact.StringLength(v261)
 	}
 	l += thrift.Compact.ListBeginLength(len(p.Inners))
-	for _, v178 := range p.Inners {
-		l += v178.BLengthCompact()
+	for _, v262 := range p.Inners {
+		l += v262.BLengthCompact()
 	}
 	l += thrift.Compact.MapBeginLength(len(p.InnerByName))
-	for k179, v180 := range p.InnerByName {
-		l += thrift.Compact.StringLength(k179)
-		l += v180.BLengthCompact()
+	for k263, v264 := range p.InnerByName {
+		l += thrift.Compact.StringLength(k263)
+		l += v264.BLengthCompact()
 	}
 	l += thrift.Compact.ListBeginLength(len(p.ColorSet))
-	for _, v181 := range p.ColorSet {
-		l += thrift.Compact.I32Length(int32(v181))
+	for _, v265 := range p.ColorSet {
+		l += thrift.Compact.I32Length(int32(v265))
 	}
 	l += thrift.Compact.ListBeginLength(len(p.Colors))
-	for _, v182 := range p.Colors {
-		l += thrift.Compact.I32Length(int32(v182))
+	for _, v266 := range p.Colors {
+		l += thrift.Compact.I32Length(int32(v266))
 	}
 	l += thrift.Compact.MapBeginLength(len(p.ColorCount))
-	for k183, v184 := range p.ColorCount {
-		l += thrift.Compact.I32Length(int32(k183))
-		l += thrift.Compact.I32Length(v184)
+	for k267, v268 := range p.ColorCount {
+		l += thrift.Compact.I32Length(int32(k267))
+		l += thrift.Compact.I32Length(v268)
 	}
 	l += thrift.Compact.MapBeginLength(len(p.Nested))
-	for k185, v186 := range p.Nested {
-		l += thrift.Compact.StringLength(k185)
-		l += thrift.Compact.ListBeginLength(len(v186))
-		for _, v187 := range v186 {
-			l += thrift.Compact.ListBeginLength(len(v187))
-			l += thrift.Compact.I32SliceLength(v187)
+	for k269, v270 := range p.Nested {
+		l += thrift.Compact.StringLength(k269)
+		l += thrift.Compact.ListBeginLength(len(v270))
+		for _, v271 := range v270 {
+			l += thrift.Compact.ListBeginLength(len(v271))
+			l += thrift.Compact.I32SliceLength(v271)
 		}
 	}
 	l += thrift.Compact.ListBeginLength(len(p.ListOfMaps))
-	for _, v188 := range p.ListOfMaps {
-		l += thrift.Compact.MapBeginLength(len(v188))
-		for k189, v190 := range v188 {
-			l += thrift.Compact.I32Length(k189)
-			l += thrift.Compact.StringLength(v190)
+	for _, v272 := range p.ListOfMaps {
+		l += thrift.Compact.MapBeginLength(len(v272))
+		for k273, v274 := range v272 {
+			l += thrift.Compact.I32Length(k273)
+			l += thrift.Compact.StringLength(v274)
 		}
 	}
 	l += thrift.Compact.ListBeginLength(len(p.Matrix))
-	for _, v191 := range p.Matrix {
-		l += thrift.Compact.ListBeginLength(len(v191))
-		l += thrift.Compact.I64SliceLength(v191)
+	for _, v275 := range p.Matrix {
+		l += thrift.Compact.ListBeginLength(len(v275))
+		l += thrift.Compact.I64SliceLength(v275)
 	}
 	last := int16(35)
 	_ = last
@@ -3718,9 +3946,9 @@ func (p *Everything) BLengthCompact() int {
 	if p.OptMap != nil {
 		l += thrift.Compact.FieldBeginLength(thrift.MAP, 46, last) + 0
 		l += thrift.Compact.MapBeginLength(len(p.OptMap))
-		for k192, v193 := range p.OptMap {
-			l += thrift.Compact.StringLength(k192)
-			l += thrift.Compact.I64Length(v193)
+		for k276, v277 := range p.OptMap {
+			l += thrift.Compact.StringLength(k276)
+			l += thrift.Compact.I64Length(v277)
 		}
 		last = 46
 	}
@@ -3740,9 +3968,9 @@ func (p *Everything) BLengthCompact() int {
 	l += thrift.Compact.ListBeginLength(len(p.DefList))
 	l += thrift.Compact.I32SliceLength(p.DefList)
 	l += thrift.Compact.MapBeginLength(len(p.DefMap))
-	for k194, v195 := range p.DefMap {
-		l += thrift.Compact.StringLength(k194)
-		l += thrift.Compact.I32Length(v195)
+	for k278, v279 := range p.DefMap {
+		l += thrift.Compact.StringLength(k278)
+		l += thrift.Compact.I32Length(v279)
 	}
 	last = 56
 	if p.OptDef != nil {
@@ -3792,18 +4020,18 @@ func (p *Everything) FastWriteCompact(b []byte) int {
 	off += p.Oops.FastWriteCompact(b[off:])
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 15, 14)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.BOOL, len(p.Bools))
-	for _, v196 := range p.Bools {
-		off += thrift.Compact.WriteBool(b[off:], v196)
+	for _, v280 := range p.Bools {
+		off += thrift.Compact.WriteBool(b[off:], v280)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 16, 15)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.BYTE, len(p.Octets))
-	for _, v197 := range p.Octets {
-		off += thrift.Compact.WriteI8(b[off:], v197)
+	for _, v281 := range p.Octets {
+		off += thrift.Compact.WriteI8(b[off:], v281)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 17, 16)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.I16, len(p.Shorts))
-	for _, v198 := range p.Shorts {
-		off += thrift.Compact.WriteI16(b[off:], v198)
+	for _, v282 := range p.Shorts {
+		off += thrift.Compact.WriteI16(b[off:], v282)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 18, 17)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.I32, len(p.Ints))
@@ -3819,87 +4047,87 @@ func (p *Everything) FastWriteCompact(b []byte) int {
 	off += thrift.Compact.WriteI32Slice(b[off:], p.IntSet)
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 22, 21)
 	off += thrift.Compact.WriteMapBegin(b[off:], thrift.I64, thrift.DOUBLE, len(p.LongToDouble))
-	for k199, v200 := range p.LongToDouble {
-		off += thrift.Compact.WriteI64(b[off:], k199)
-		off += thrift.Compact.WriteDouble(b[off:], v200)
+	for k283, v284 := range p.LongToDouble {
+		off += thrift.Compact.WriteI64(b[off:], k283)
+		off += thrift.Compact.WriteDouble(b[off:], v284)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 23, 22)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.STRING, len(p.Strings))
-	for _, v201 := range p.Strings {
-		off += thrift.Compact.WriteString(b[off:], v201)
+	for _, v285 := range p.Strings {
+		off += thrift.Compact.WriteString(b[off:], v285)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.SET, 24, 23)
 	off += thrift.Compact.WriteSetBegin(b[off:], thrift.STRING, len(p.StringSet))
-	for _, v202 := range p.StringSet {
-		off += thrift.Compact.WriteString(b[off:], v202)
+	for _, v286 := range p.StringSet {
+		off += thrift.Compact.WriteString(b[off:], v286)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 25, 24)
 	off += thrift.Compact.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.StringMap))
-	for k203, v204 := range p.StringMap {
-		off += thrift.Compact.WriteString(b[off:], k203)
-		off += thrift.Compact.WriteString(b[off:], v204)
+	for k287, v288 := range p.StringMap {
+		off += thrift.Compact.WriteString(b[off:], k287)
+		off += thrift.Compact.WriteString(b[off:], v288)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 26, 25)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.STRING, len(p.Blobs))
-	for _, v205 := range p.Blobs {
-		off += thrift.Compact.WriteBinary(b[off:], v205)
+	for _, v289 := range p.Blobs {
+		off += thrift.Compact.WriteBinary(b[off:], v289)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 27, 26)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.STRING, len(p.Names))
-	for _, v206 := range p.Names {
-		off += thrift.Compact.WriteString(b[off:], v206)
+	for _, v290 := range p.Names {
+		off += thrift.Compact.WriteString(b[off:], v290)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 28, 27)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.STRUCT, len(p.Inners))
-	for _, v207 := range p.Inners {
-		off += v207.FastWriteCompact(b[off:])
+	for _, v291 := range p.Inners {
+		off += v291.FastWriteCompact(b[off:])
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 29, 28)
 	off += thrift.Compact.WriteMapBegin(b[off:], thrift.STRING, thrift.STRUCT, len(p.InnerByName))
-	for k208, v209 := range p.InnerByName {
-		off += thrift.Compact.WriteString(b[off:], k208)
-		off += v209.FastWriteCompact(b[off:])
+	for k292, v293 := range p.InnerByName {
+		off += thrift.Compact.WriteString(b[off:], k292)
+		off += v293.FastWriteCompact(b[off:])
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.SET, 30, 29)
 	off += thrift.Compact.WriteSetBegin(b[off:], thrift.I32, len(p.ColorSet))
-	for _, v210 := range p.ColorSet {
-		off += thrift.Compact.WriteI32(b[off:], int32(v210))
+	for _, v294 := range p.ColorSet {
+		off += thrift.Compact.WriteI32(b[off:], int32(v294))
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 31, 30)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.I32, len(p.Colors))
-	for _, v211 := range p.Colors {
-		off += thrift.Compact.WriteI32(b[off:], int32(v211))
+	for _, v295 := range p.Colors {
+		off += thrift.Compact.WriteI32(b[off:], int32(v295))
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 32, 31)
 	off += thrift.Compact.WriteMapBegin(b[off:], thrift.I32, thrift.I32, len(p.ColorCount))
-	for k212, v213 := range p.ColorCount {
-		off += thrift.Compact.WriteI32(b[off:], int32(k212))
-		off += thrift.Compact.WriteI32(b[off:], v213)
+	for k296, v297 := range p.ColorCount {
+		off += thrift.Compact.WriteI32(b[off:], int32(k296))
+		off += thrift.Compact.WriteI32(b[off:], v297)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 33, 32)
 	off += thrift.Compact.WriteMapBegin(b[off:], thrift.STRING, thrift.LIST, len(p.Nested))
-	for k214, v215 := range p.Nested {
-		off += thrift.Compact.WriteString(b[off:], k214)
-		off += thrift.Compact.WriteListBegin(b[off:], thrift.SET, len(v215))
-		for _, v216 := range v215 {
-			off += thrift.Compact.WriteSetBegin(b[off:], thrift.I32, len(v216))
-			off += thrift.Compact.WriteI32Slice(b[off:], v216)
+	for k298, v299 := range p.Nested {
+		off += thrift.Compact.WriteString(b[off:], k298)
+		off += thrift.Compact.WriteListBegin(b[off:], thrift.SET, len(v299))
+		for _, v300 := range v299 {
+			off += thrift.Compact.WriteSetBegin(b[off:], thrift.I32, len(v300))
+			off += thrift.Compact.WriteI32Slice(b[off:], v300)
 		}
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 34, 33)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.MAP, len(p.ListOfMaps))
-	for _, v217 := range p.ListOfMaps {
-		off += thrift.Compact.WriteMapBegin(b[off:], thrift.I32, thrift.STRING, len(v217))
-		for k218, v219 := range v217 {
-			off += thrift.Compact.WriteI32(b[off:], k218)
-			off += thrift.Compact.WriteString(b[off:], v219)
+	for _, v301 := range p.ListOfMaps {
+		off += thrift.Compact.WriteMapBegin(b[off:], thrift.I32, thrift.STRING, len(v301))
+		for k302, v303 := range v301 {
+			off += thrift.Compact.WriteI32(b[off:], k302)
+			off += thrift.Compact.WriteString(b[off:], v303)
 		}
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 35, 34)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.LIST, len(p.Matrix))
-	for _, v220 := range p.Matrix {
-		off += thrift.Compact.WriteListBegin(b[off:], thrift.I64, len(v220))
-		off += thrift.Compact.WriteI64Slice(b[off:], v220)
+	for _, v304 := range p.Matrix {
+		off += thrift.Compact.WriteListBegin(b[off:], thrift.I64, len(v304))
+		off += thrift.Compact.WriteI64Slice(b[off:], v304)
 	}
 	last := int16(35)
 	_ = last
@@ -3936,9 +4164,9 @@ func (p *Everything) FastWriteCompact(b []byte) int {
 	if p.OptMap != nil {
 		off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 46, last)
 		off += thrift.Compact.WriteMapBegin(b[off:], thrift.STRING, thrift.I64, len(p.OptMap))
-		for k221, v222 := range p.OptMap {
-			off += thrift.Compact.WriteString(b[off:], k221)
-			off += thrift.Compact.WriteI64(b[off:], v222)
+		for k305, v306 := range p.OptMap {
+			off += thrift.Compact.WriteString(b[off:], k305)
+			off += thrift.Compact.WriteI64(b[off:], v306)
 		}
 		last = 46
 	}
@@ -3965,9 +4193,9 @@ func (p *Everything) FastWriteCompact(b []byte) int {
 	off += thrift.Compact.WriteI32Slice(b[off:], p.DefList)
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 55, 54)
 	off += thrift.Compact.WriteMapBegin(b[off:], thrift.STRING, thrift.I32, len(p.DefMap))
-	for k223, v224 := range p.DefMap {
-		off += thrift.Compact.WriteString(b[off:], k223)
-		off += thrift.Compact.WriteI32(b[off:], v224)
+	for k307, v308 := range p.DefMap {
+		off += thrift.Compact.WriteString(b[off:], k307)
+		off += thrift.Compact.WriteI32(b[off:], v308)
 	}
 	off += thrift.Compact.WriteFieldBool(b[off:], 56, 55, p.DefFlag)
 	last = 56
@@ -3993,6 +4221,14 @@ func (p *Everything) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *Everything) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
@@ -4118,22 +4354,22 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			}
 		case 10:
 			if t == thrift.I32 {
-				v225, n, err := thrift.Compact.ReadI32(b[off:])
+				v309, n, err := thrift.Compact.ReadI32(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Everything.color: %w", err)
 				}
 				off += n
-				p.Color = Color(v225)
+				p.Color = Color(v309)
 				continue
 			}
 		case 11:
 			if t == thrift.I64 {
-				v226, n, err := thrift.Compact.ReadI64(b[off:])
+				v310, n, err := thrift.Compact.ReadI64(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Everything.stamp: %w", err)
 				}
 				off += n
-				p.Stamp = Timestamp(v226)
+				p.Stamp = Timestamp(v310)
 				continue
 			}
 		case 12:
@@ -4141,14 +4377,14 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				v227 := &opt.f0000
-				v227.InitDefault()
-				n, err = v227.FastReadDepthCompact(b[off:], depth+1)
+				v311 := &opt.f0000
+				v311.InitDefault()
+				n, err = v311.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("Everything.inner: %w", err)
 				}
 				off += n
-				p.Inner = v227
+				p.Inner = v311
 				continue
 			}
 		case 13:
@@ -4156,14 +4392,14 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				v228 := &opt.f0001
-				v228.InitDefault()
-				n, err = v228.FastReadDepthCompact(b[off:], depth+1)
+				v312 := &opt.f0001
+				v312.InitDefault()
+				n, err = v312.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("Everything.choice: %w", err)
 				}
 				off += n
-				p.Choice = v228
+				p.Choice = v312
 				continue
 			}
 		case 14:
@@ -4171,14 +4407,14 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				v229 := &opt.f0002
-				v229.InitDefault()
-				n, err = v229.FastReadDepthCompact(b[off:], depth+1)
+				v313 := &opt.f0002
+				v313.InitDefault()
+				n, err = v313.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("Everything.oops: %w", err)
 				}
 				off += n
-				p.Oops = v229
+				p.Oops = v313
 				continue
 			}
 		case 15:
@@ -4192,15 +4428,15 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.BOOL {
 						return off, thrift.ElemTypeError("Everything.bools (list)", et, thrift.BOOL)
 					}
-					l230 := make([]bool, size)
-					for i231 := range l230 {
-						l230[i231], n, err = thrift.Compact.ReadBool(b[off:])
+					l314 := make([]bool, size)
+					for i315 := range l314 {
+						l314[i315], n, err = thrift.Compact.ReadBool(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.bools: %w", err)
 						}
 						off += n
 					}
-					p.Bools = l230
+					p.Bools = l314
 				}
 				continue
 			}
@@ -4215,15 +4451,15 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.BYTE {
 						return off, thrift.ElemTypeError("Everything.octets (list)", et, thrift.BYTE)
 					}
-					l232 := make([]int8, size)
-					for i233 := range l232 {
-						l232[i233], n, err = thrift.Compact.ReadI8(b[off:])
+					l316 := make([]int8, size)
+					for i317 := range l316 {
+						l316[i317], n, err = thrift.Compact.ReadI8(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.octets: %w", err)
 						}
 						off += n
 					}
-					p.Octets = l232
+					p.Octets = l316
 				}
 				continue
 			}
@@ -4238,15 +4474,15 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I16 {
 						return off, thrift.ElemTypeError("Everything.shorts (list)", et, thrift.I16)
 					}
-					l234 := make([]int16, size)
-					for i235 := range l234 {
-						l234[i235], n, err = thrift.Compact.ReadI16(b[off:])
+					l318 := make([]int16, size)
+					for i319 := range l318 {
+						l318[i319], n, err = thrift.Compact.ReadI16(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.shorts: %w", err)
 						}
 						off += n
 					}
-					p.Shorts = l234
+					p.Shorts = l318
 				}
 				continue
 			}
@@ -4261,13 +4497,13 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.ints (list)", et, thrift.I32)
 					}
-					l236 := make([]int32, size)
-					n, err = thrift.Compact.ReadI32Slice(b[off:], l236)
+					l320 := make([]int32, size)
+					n, err = thrift.Compact.ReadI32Slice(b[off:], l320)
 					if err != nil {
 						return off, fmt.Errorf("Everything.ints: %w", err)
 					}
 					off += n
-					p.Ints = l236
+					p.Ints = l320
 				}
 				continue
 			}
@@ -4282,13 +4518,13 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I64 {
 						return off, thrift.ElemTypeError("Everything.longs (list)", et, thrift.I64)
 					}
-					l237 := make([]int64, size)
-					n, err = thrift.Compact.ReadI64Slice(b[off:], l237)
+					l321 := make([]int64, size)
+					n, err = thrift.Compact.ReadI64Slice(b[off:], l321)
 					if err != nil {
 						return off, fmt.Errorf("Everything.longs: %w", err)
 					}
 					off += n
-					p.Longs = l237
+					p.Longs = l321
 				}
 				continue
 			}
@@ -4303,13 +4539,13 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.DOUBLE {
 						return off, thrift.ElemTypeError("Everything.doubles (list)", et, thrift.DOUBLE)
 					}
-					l238 := make([]float64, size)
-					n, err = thrift.Compact.ReadDoubleSlice(b[off:], l238)
+					l322 := make([]float64, size)
+					n, err = thrift.Compact.ReadDoubleSlice(b[off:], l322)
 					if err != nil {
 						return off, fmt.Errorf("Everything.doubles: %w", err)
 					}
 					off += n
-					p.Doubles = l238
+					p.Doubles = l322
 				}
 				continue
 			}
@@ -4324,13 +4560,13 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.int_set (set)", et, thrift.I32)
 					}
-					l239 := make([]int32, size)
-					n, err = thrift.Compact.ReadI32Slice(b[off:], l239)
+					l323 := make([]int32, size)
+					n, err = thrift.Compact.ReadI32Slice(b[off:], l323)
 					if err != nil {
 						return off, fmt.Errorf("Everything.int_set: %w", err)
 					}
 					off += n
-					p.IntSet = l239
+					p.IntSet = l323
 				}
 				continue
 			}
@@ -4348,21 +4584,21 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.DOUBLE {
 						return off, thrift.ElemTypeError("Everything.long_to_double (map value)", vt, thrift.DOUBLE)
 					}
-					m240 := make(map[int64]float64, size)
-					for i241 := 0; i241 < size; i241++ {
-						var k242 int64
-						k242, n, err = thrift.Compact.ReadI64(b[off:])
+					m324 := make(map[int64]float64, size)
+					for i325 := 0; i325 < size; i325++ {
+						var k326 int64
+						k326, n, err = thrift.Compact.ReadI64(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.long_to_double: %w", err)
 						}
 						off += n
-						m240[k242], n, err = thrift.Compact.ReadDouble(b[off:])
+						m324[k326], n, err = thrift.Compact.ReadDouble(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.long_to_double: %w", err)
 						}
 						off += n
 					}
-					p.LongToDouble = m240
+					p.LongToDouble = m324
 				}
 				continue
 			}
@@ -4377,15 +4613,15 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Everything.strings (list)", et, thrift.STRING)
 					}
-					l243 := make([]string, size)
-					for i244 := range l243 {
-						l243[i244], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					l327 := make([]string, size)
+					for i328 := range l327 {
+						l327[i328], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.strings: %w", err)
 						}
 						off += n
 					}
-					p.Strings = l243
+					p.Strings = l327
 				}
 				continue
 			}
@@ -4400,15 +4636,15 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Everything.string_set (set)", et, thrift.STRING)
 					}
-					l245 := make([]string, size)
-					for i246 := range l245 {
-						l245[i246], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					l329 := make([]string, size)
+					for i330 := range l329 {
+						l329[i330], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.string_set: %w", err)
 						}
 						off += n
 					}
-					p.StringSet = l245
+					p.StringSet = l329
 				}
 				continue
 			}
@@ -4426,21 +4662,21 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRING {
 						return off, thrift.ElemTypeError("Everything.string_map (map value)", vt, thrift.STRING)
 					}
-					m247 := make(map[string]string, size)
-					for i248 := 0; i248 < size; i248++ {
-						var k249 string
-						k249, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					m331 := make(map[string]string, size)
+					for i332 := 0; i332 < size; i332++ {
+						var k333 string
+						k333, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.string_map: %w", err)
 						}
 						off += n
-						m247[k249], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+						m331[k333], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.string_map: %w", err)
 						}
 						off += n
 					}
-					p.StringMap = m247
+					p.StringMap = m331
 				}
 				continue
 			}
@@ -4455,15 +4691,15 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Everything.blobs (list)", et, thrift.STRING)
 					}
-					l250 := make([][]byte, size)
-					for i251 := range l250 {
-						l250[i251], n, err = thrift.Compact.ReadBinaryNocopy(b[off:])
+					l334 := make([][]byte, size)
+					for i335 := range l334 {
+						l334[i335], n, err = thrift.Compact.ReadBinaryNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.blobs: %w", err)
 						}
 						off += n
 					}
-					p.Blobs = l250
+					p.Blobs = l334
 				}
 				continue
 			}
@@ -4478,15 +4714,15 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Everything.names (list)", et, thrift.STRING)
 					}
-					l252 := make(Names, size)
-					for i253 := range l252 {
-						l252[i253], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					l336 := make(Names, size)
+					for i337 := range l336 {
+						l336[i337], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.names: %w", err)
 						}
 						off += n
 					}
-					p.Names = l252
+					p.Names = l336
 				}
 				continue
 			}
@@ -4501,18 +4737,18 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRUCT {
 						return off, thrift.ElemTypeError("Everything.inners (list)", et, thrift.STRUCT)
 					}
-					l254 := make([]*Inner, size)
-					a256 := make([]Inner, size)
-					for i255 := range l254 {
-						v257 := &a256[i255]
-						n, err = v257.FastReadDepthCompact(b[off:], depth+1)
+					l338 := make([]*Inner, size)
+					a340 := make([]Inner, size)
+					for i339 := range l338 {
+						v341 := &a340[i339]
+						n, err = v341.FastReadDepthCompact(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Everything.inners: %w", err)
 						}
 						off += n
-						l254[i255] = v257
+						l338[i339] = v341
 					}
-					p.Inners = l254
+					p.Inners = l338
 				}
 				continue
 			}
@@ -4530,24 +4766,24 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRUCT {
 						return off, thrift.ElemTypeError("Everything.inner_by_name (map value)", vt, thrift.STRUCT)
 					}
-					m258 := make(map[string]*Inner, size)
-					a261 := make([]Inner, size)
-					for i259 := 0; i259 < size; i259++ {
-						var k260 string
-						k260, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					m342 := make(map[string]*Inner, size)
+					a345 := make([]Inner, size)
+					for i343 := 0; i343 < size; i343++ {
+						var k344 string
+						k344, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.inner_by_name: %w", err)
 						}
 						off += n
-						v262 := &a261[i259]
-						n, err = v262.FastReadDepthCompact(b[off:], depth+1)
+						v346 := &a345[i343]
+						n, err = v346.FastReadDepthCompact(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Everything.inner_by_name: %w", err)
 						}
 						off += n
-						m258[k260] = v262
+						m342[k344] = v346
 					}
-					p.InnerByName = m258
+					p.InnerByName = m342
 				}
 				continue
 			}
@@ -4562,16 +4798,16 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.color_set (set)", et, thrift.I32)
 					}
-					l263 := make([]Color, size)
-					for i264 := range l263 {
-						v265, n, err := thrift.Compact.ReadI32(b[off:])
+					l347 := make([]Color, size)
+					for i348 := range l347 {
+						v349, n, err := thrift.Compact.ReadI32(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.color_set: %w", err)
 						}
 						off += n
-						l263[i264] = Color(v265)
+						l347[i348] = Color(v349)
 					}
-					p.ColorSet = l263
+					p.ColorSet = l347
 				}
 				continue
 			}
@@ -4586,16 +4822,16 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.colors (list)", et, thrift.I32)
 					}
-					l266 := make([]Color, size)
-					for i267 := range l266 {
-						v268, n, err := thrift.Compact.ReadI32(b[off:])
+					l350 := make([]Color, size)
+					for i351 := range l350 {
+						v352, n, err := thrift.Compact.ReadI32(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.colors: %w", err)
 						}
 						off += n
-						l266[i267] = Color(v268)
+						l350[i351] = Color(v352)
 					}
-					p.Colors = l266
+					p.Colors = l350
 				}
 				continue
 			}
@@ -4613,22 +4849,22 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.color_count (map value)", vt, thrift.I32)
 					}
-					m269 := make(map[Color]int32, size)
-					for i270 := 0; i270 < size; i270++ {
-						var k271 Color
-						v272, n, err := thrift.Compact.ReadI32(b[off:])
+					m353 := make(map[Color]int32, size)
+					for i354 := 0; i354 < size; i354++ {
+						var k355 Color
+						v356, n, err := thrift.Compact.ReadI32(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.color_count: %w", err)
 						}
 						off += n
-						k271 = Color(v272)
-						m269[k271], n, err = thrift.Compact.ReadI32(b[off:])
+						k355 = Color(v356)
+						m353[k355], n, err = thrift.Compact.ReadI32(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.color_count: %w", err)
 						}
 						off += n
 					}
-					p.ColorCount = m269
+					p.ColorCount = m353
 				}
 				continue
 			}
@@ -4646,10 +4882,10 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.LIST {
 						return off, thrift.ElemTypeError("Everything.nested (map value)", vt, thrift.LIST)
 					}
-					m273 := make(map[string][][]int32, size)
-					for i274 := 0; i274 < size; i274++ {
-						var k275 string
-						k275, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					m357 := make(map[string][][]int32, size)
+					for i358 := 0; i358 < size; i358++ {
+						var k359 string
+						k359, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.nested: %w", err)
 						}
@@ -4663,8 +4899,8 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 							if size != 0 && et != thrift.SET {
 								return off, thrift.ElemTypeError("Everything.nested value (list)", et, thrift.SET)
 							}
-							l276 := make([][]int32, size)
-							for i277 := range l276 {
+							l360 := make([][]int32, size)
+							for i361 := range l360 {
 								{
 									et, size, n, err := thrift.Compact.ReadSetBegin(b[off:])
 									if err != nil {
@@ -4674,19 +4910,19 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 									if size != 0 && et != thrift.I32 {
 										return off, thrift.ElemTypeError("Everything.nested value element (set)", et, thrift.I32)
 									}
-									l278 := make([]int32, size)
-									n, err = thrift.Compact.ReadI32Slice(b[off:], l278)
+									l362 := make([]int32, size)
+									n, err = thrift.Compact.ReadI32Slice(b[off:], l362)
 									if err != nil {
 										return off, fmt.Errorf("Everything.nested: %w", err)
 									}
 									off += n
-									l276[i277] = l278
+									l360[i361] = l362
 								}
 							}
-							m273[k275] = l276
+							m357[k359] = l360
 						}
 					}
-					p.Nested = m273
+					p.Nested = m357
 				}
 				continue
 			}
@@ -4701,8 +4937,8 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.MAP {
 						return off, thrift.ElemTypeError("Everything.list_of_maps (list)", et, thrift.MAP)
 					}
-					l279 := make([]map[int32]string, size)
-					for i280 := range l279 {
+					l363 := make([]map[int32]string, size)
+					for i364 := range l363 {
 						{
 							kt, vt, size, n, err := thrift.Compact.ReadMapBegin(b[off:])
 							if err != nil {
@@ -4715,24 +4951,24 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 							if size != 0 && vt != thrift.STRING {
 								return off, thrift.ElemTypeError("Everything.list_of_maps element (map value)", vt, thrift.STRING)
 							}
-							m281 := make(map[int32]string, size)
-							for i282 := 0; i282 < size; i282++ {
-								var k283 int32
-								k283, n, err = thrift.Compact.ReadI32(b[off:])
+							m365 := make(map[int32]string, size)
+							for i366 := 0; i366 < size; i366++ {
+								var k367 int32
+								k367, n, err = thrift.Compact.ReadI32(b[off:])
 								if err != nil {
 									return off, fmt.Errorf("Everything.list_of_maps: %w", err)
 								}
 								off += n
-								m281[k283], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+								m365[k367], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 								if err != nil {
 									return off, fmt.Errorf("Everything.list_of_maps: %w", err)
 								}
 								off += n
 							}
-							l279[i280] = m281
+							l363[i364] = m365
 						}
 					}
-					p.ListOfMaps = l279
+					p.ListOfMaps = l363
 				}
 				continue
 			}
@@ -4747,8 +4983,8 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.LIST {
 						return off, thrift.ElemTypeError("Everything.matrix (list)", et, thrift.LIST)
 					}
-					l284 := make([][]int64, size)
-					for i285 := range l284 {
+					l368 := make([][]int64, size)
+					for i369 := range l368 {
 						{
 							et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 							if err != nil {
@@ -4758,16 +4994,16 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 							if size != 0 && et != thrift.I64 {
 								return off, thrift.ElemTypeError("Everything.matrix element (list)", et, thrift.I64)
 							}
-							l286 := make([]int64, size)
-							n, err = thrift.Compact.ReadI64Slice(b[off:], l286)
+							l370 := make([]int64, size)
+							n, err = thrift.Compact.ReadI64Slice(b[off:], l370)
 							if err != nil {
 								return off, fmt.Errorf("Everything.matrix: %w", err)
 							}
 							off += n
-							l284[i285] = l286
+							l368[i369] = l370
 						}
 					}
-					p.Matrix = l284
+					p.Matrix = l368
 				}
 				continue
 			}
@@ -4825,13 +5061,13 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			}
 		case 44:
 			if t == thrift.STRUCT {
-				v287 := NewInner()
-				n, err = v287.FastReadDepthCompact(b[off:], depth+1)
+				v371 := NewInner()
+				n, err = v371.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("Everything.opt_inner: %w", err)
 				}
 				off += n
-				p.OptInner = v287
+				p.OptInner = v371
 				continue
 			}
 		case 45:
@@ -4845,13 +5081,13 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.opt_ints (list)", et, thrift.I32)
 					}
-					l288 := make([]int32, size)
-					n, err = thrift.Compact.ReadI32Slice(b[off:], l288)
+					l372 := make([]int32, size)
+					n, err = thrift.Compact.ReadI32Slice(b[off:], l372)
 					if err != nil {
 						return off, fmt.Errorf("Everything.opt_ints: %w", err)
 					}
 					off += n
-					p.OptInts = l288
+					p.OptInts = l372
 				}
 				continue
 			}
@@ -4869,21 +5105,21 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.I64 {
 						return off, thrift.ElemTypeError("Everything.opt_map (map value)", vt, thrift.I64)
 					}
-					m289 := make(map[string]int64, size)
-					for i290 := 0; i290 < size; i290++ {
-						var k291 string
-						k291, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					m373 := make(map[string]int64, size)
+					for i374 := 0; i374 < size; i374++ {
+						var k375 string
+						k375, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.opt_map: %w", err)
 						}
 						off += n
-						m289[k291], n, err = thrift.Compact.ReadI64(b[off:])
+						m373[k375], n, err = thrift.Compact.ReadI64(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.opt_map: %w", err)
 						}
 						off += n
 					}
-					p.OptMap = m289
+					p.OptMap = m373
 				}
 				continue
 			}
@@ -4892,12 +5128,12 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				v292, n, err := thrift.Compact.ReadI32(b[off:])
+				v376, n, err := thrift.Compact.ReadI32(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Everything.opt_color: %w", err)
 				}
 				off += n
-				opt.f0006 = Color(v292)
+				opt.f0006 = Color(v376)
 				p.OptColor = &opt.f0006
 				continue
 			}
@@ -4943,12 +5179,12 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			}
 		case 53:
 			if t == thrift.I32 {
-				v293, n, err := thrift.Compact.ReadI32(b[off:])
+				v377, n, err := thrift.Compact.ReadI32(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Everything.def_color: %w", err)
 				}
 				off += n
-				p.DefColor = Color(v293)
+				p.DefColor = Color(v377)
 				continue
 			}
 		case 54:
@@ -4962,13 +5198,13 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.def_list (list)", et, thrift.I32)
 					}
-					l294 := make([]int32, size)
-					n, err = thrift.Compact.ReadI32Slice(b[off:], l294)
+					l378 := make([]int32, size)
+					n, err = thrift.Compact.ReadI32Slice(b[off:], l378)
 					if err != nil {
 						return off, fmt.Errorf("Everything.def_list: %w", err)
 					}
 					off += n
-					p.DefList = l294
+					p.DefList = l378
 				}
 				continue
 			}
@@ -4986,21 +5222,21 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.def_map (map value)", vt, thrift.I32)
 					}
-					m295 := make(map[string]int32, size)
-					for i296 := 0; i296 < size; i296++ {
-						var k297 string
-						k297, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					m379 := make(map[string]int32, size)
+					for i380 := 0; i380 < size; i380++ {
+						var k381 string
+						k381, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.def_map: %w", err)
 						}
 						off += n
-						m295[k297], n, err = thrift.Compact.ReadI32(b[off:])
+						m379[k381], n, err = thrift.Compact.ReadI32(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.def_map: %w", err)
 						}
 						off += n
 					}
-					p.DefMap = m295
+					p.DefMap = m379
 				}
 				continue
 			}
@@ -5155,6 +5391,14 @@ func (p *InteropServiceEchoArgs) FastRead(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *InteropServiceEchoArgs) FastReadWhole(b []byte) (int, error) {
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
 // FastReadDepth is FastRead for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -5176,13 +5420,13 @@ func (p *InteropServiceEchoArgs) FastReadDepth(b []byte, depth int) (int, error)
 		switch id {
 		case 1:
 			if t == thrift.STRUCT {
-				v298 := NewEverything()
-				n, err = v298.FastReadDepth(b[off:], depth+1)
+				v382 := NewEverything()
+				n, err = v382.FastReadDepth(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("InteropService_echo_args.value: %w", err)
 				}
 				off += n
-				p.Value = v298
+				p.Value = v382
 				continue
 			}
 		}
@@ -5230,6 +5474,14 @@ func (p *InteropServiceEchoArgs) FastReadCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *InteropServiceEchoArgs) FastReadWholeCompact(b []byte) (int, error) {
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
 // FastReadDepthCompact is FastReadCompact for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -5253,13 +5505,13 @@ func (p *InteropServiceEchoArgs) FastReadDepthCompact(b []byte, depth int) (int,
 		switch id {
 		case 1:
 			if t == thrift.STRUCT {
-				v299 := NewEverything()
-				n, err = v299.FastReadDepthCompact(b[off:], depth+1)
+				v383 := NewEverything()
+				n, err = v383.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("InteropService_echo_args.value: %w", err)
 				}
 				off += n
-				p.Value = v299
+				p.Value = v383
 				continue
 			}
 		}
@@ -5396,6 +5648,14 @@ func (p *InteropServiceEchoResult) FastRead(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *InteropServiceEchoResult) FastReadWhole(b []byte) (int, error) {
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
 // FastReadDepth is FastRead for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -5417,24 +5677,24 @@ func (p *InteropServiceEchoResult) FastReadDepth(b []byte, depth int) (int, erro
 		switch id {
 		case 0:
 			if t == thrift.STRUCT {
-				v300 := NewEverything()
-				n, err = v300.FastReadDepth(b[off:], depth+1)
+				v384 := NewEverything()
+				n, err = v384.FastReadDepth(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("InteropService_echo_result.success: %w", err)
 				}
 				off += n
-				p.Success = v300
+				p.Success = v384
 				continue
 			}
 		case 1:
 			if t == thrift.STRUCT {
-				v301 := NewOops()
-				n, err = v301.FastReadDepth(b[off:], depth+1)
+				v385 := NewOops()
+				n, err = v385.FastReadDepth(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("InteropService_echo_result.oops: %w", err)
 				}
 				off += n
-				p.Oops = v301
+				p.Oops = v385
 				continue
 			}
 		}
@@ -5503,6 +5763,14 @@ func (p *InteropServiceEchoResult) FastReadCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *InteropServiceEchoResult) FastReadWholeCompact(b []byte) (int, error) {
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
 // FastReadDepthCompact is FastReadCompact for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -5526,24 +5794,24 @@ func (p *InteropServiceEchoResult) FastReadDepthCompact(b []byte, depth int) (in
 		switch id {
 		case 0:
 			if t == thrift.STRUCT {
-				v302 := NewEverything()
-				n, err = v302.FastReadDepthCompact(b[off:], depth+1)
+				v386 := NewEverything()
+				n, err = v386.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("InteropService_echo_result.success: %w", err)
 				}
 				off += n
-				p.Success = v302
+				p.Success = v386
 				continue
 			}
 		case 1:
 			if t == thrift.STRUCT {
-				v303 := NewOops()
-				n, err = v303.FastReadDepthCompact(b[off:], depth+1)
+				v387 := NewOops()
+				n, err = v387.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("InteropService_echo_result.oops: %w", err)
 				}
 				off += n
-				p.Oops = v303
+				p.Oops = v387
 				continue
 			}
 		}
@@ -5556,6 +5824,17 @@ func (p *InteropServiceEchoResult) FastReadDepthCompact(b []byte, depth int) (in
 		}
 	}
 	return off, nil
+}
+
+// GetError returns the declared exception set in p, or nil.
+func (p *InteropServiceEchoResult) GetError() error {
+	if p == nil {
+		return nil
+	}
+	if p.Oops != nil {
+		return p.Oops
+	}
+	return nil
 }
 
 // InteropServiceAddArgs holds the arguments of InteropService.add.
@@ -5614,11 +5893,13 @@ func (p *InteropServiceAddArgs) FastWrite(b []byte) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 1)
-	off += thrift.Binary.WriteI32(b[off:], p.A)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 2)
-	off += thrift.Binary.WriteI64(b[off:], p.B)
-	off += thrift.Binary.WriteFieldStop(b[off:])
+	w388 := (*[19]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w388[0:], thrift.I32, 1)
+	thrift.Binary.WriteI32(w388[3:], p.A)
+	thrift.Binary.WriteFieldBegin(w388[7:], thrift.I64, 2)
+	thrift.Binary.WriteI64(w388[10:], p.B)
+	thrift.Binary.WriteFieldStop(w388[18:])
+	off += 19
 	return off
 }
 
@@ -5631,6 +5912,12 @@ func (p *InteropServiceAddArgs) FastWriteNocopy(b []byte, w thrift.NocopyWriter)
 
 // FastRead reads p in the binary protocol from b[0:] and returns the bytes consumed.
 func (p *InteropServiceAddArgs) FastRead(b []byte) (int, error) {
+	return p.FastReadDepth(b, 1)
+}
+
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+func (p *InteropServiceAddArgs) FastReadWhole(b []byte) (int, error) {
 	return p.FastReadDepth(b, 1)
 }
 
@@ -5709,6 +5996,12 @@ func (p *InteropServiceAddArgs) FastWriteCompact(b []byte) int {
 
 // FastReadCompact reads p in the compact protocol from b[0:] and returns the bytes consumed.
 func (p *InteropServiceAddArgs) FastReadCompact(b []byte) (int, error) {
+	return p.FastReadDepthCompact(b, 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+func (p *InteropServiceAddArgs) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(b, 1)
 }
 
@@ -5821,8 +6114,10 @@ func (p *InteropServiceAddResult) FastWrite(b []byte) int {
 	}
 	off := 0
 	if p.Success != nil {
-		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 0)
-		off += thrift.Binary.WriteI64(b[off:], *p.Success)
+		w389 := (*[11]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w389[0:], thrift.I64, 0)
+		thrift.Binary.WriteI64(w389[3:], *p.Success)
+		off += 11
 	}
 	off += thrift.Binary.WriteFieldStop(b[off:])
 	return off
@@ -5837,6 +6132,12 @@ func (p *InteropServiceAddResult) FastWriteNocopy(b []byte, w thrift.NocopyWrite
 
 // FastRead reads p in the binary protocol from b[0:] and returns the bytes consumed.
 func (p *InteropServiceAddResult) FastRead(b []byte) (int, error) {
+	return p.FastReadDepth(b, 1)
+}
+
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+func (p *InteropServiceAddResult) FastReadWhole(b []byte) (int, error) {
 	return p.FastReadDepth(b, 1)
 }
 
@@ -5861,13 +6162,13 @@ func (p *InteropServiceAddResult) FastReadDepth(b []byte, depth int) (int, error
 		switch id {
 		case 0:
 			if t == thrift.I64 {
-				v304, n, err := thrift.Binary.ReadI64(b[off:])
+				v390, n, err := thrift.Binary.ReadI64(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("InteropService_add_result.success: %w", err)
 				}
 				off += n
-				tmp305 := v304
-				p.Success = &tmp305
+				tmp391 := v390
+				p.Success = &tmp391
 				continue
 			}
 		}
@@ -5919,6 +6220,12 @@ func (p *InteropServiceAddResult) FastReadCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(b, 1)
 }
 
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+func (p *InteropServiceAddResult) FastReadWholeCompact(b []byte) (int, error) {
+	return p.FastReadDepthCompact(b, 1)
+}
+
 // FastReadDepthCompact is FastReadCompact for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -5942,13 +6249,13 @@ func (p *InteropServiceAddResult) FastReadDepthCompact(b []byte, depth int) (int
 		switch id {
 		case 0:
 			if t == thrift.I64 {
-				v306, n, err := thrift.Compact.ReadI64(b[off:])
+				v392, n, err := thrift.Compact.ReadI64(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("InteropService_add_result.success: %w", err)
 				}
 				off += n
-				tmp307 := v306
-				p.Success = &tmp307
+				tmp393 := v392
+				p.Success = &tmp393
 				continue
 			}
 		}
@@ -5962,6 +6269,9 @@ func (p *InteropServiceAddResult) FastReadDepthCompact(b []byte, depth int) (int
 	}
 	return off, nil
 }
+
+// GetError returns the declared exception set in p, or nil.
+func (p *InteropServiceAddResult) GetError() error { return nil }
 
 // InteropServiceNotifyArgs holds the arguments of InteropService.notify.
 type InteropServiceNotifyArgs struct {
@@ -6043,6 +6353,14 @@ func (p *InteropServiceNotifyArgs) FastRead(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *InteropServiceNotifyArgs) FastReadWhole(b []byte) (int, error) {
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
 // FastReadDepth is FastRead for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -6113,6 +6431,14 @@ func (p *InteropServiceNotifyArgs) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *InteropServiceNotifyArgs) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
@@ -6212,6 +6538,12 @@ func (p *InteropServicePingArgs) FastRead(b []byte) (int, error) {
 	return p.FastReadDepth(b, 1)
 }
 
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+func (p *InteropServicePingArgs) FastReadWhole(b []byte) (int, error) {
+	return p.FastReadDepth(b, 1)
+}
+
 // FastReadDepth is FastRead for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -6263,6 +6595,12 @@ func (p *InteropServicePingArgs) FastWriteCompact(b []byte) int {
 
 // FastReadCompact reads p in the compact protocol from b[0:] and returns the bytes consumed.
 func (p *InteropServicePingArgs) FastReadCompact(b []byte) (int, error) {
+	return p.FastReadDepthCompact(b, 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+func (p *InteropServicePingArgs) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(b, 1)
 }
 
@@ -6353,6 +6691,12 @@ func (p *InteropServicePingResult) FastRead(b []byte) (int, error) {
 	return p.FastReadDepth(b, 1)
 }
 
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+func (p *InteropServicePingResult) FastReadWhole(b []byte) (int, error) {
+	return p.FastReadDepth(b, 1)
+}
+
 // FastReadDepth is FastRead for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -6407,6 +6751,12 @@ func (p *InteropServicePingResult) FastReadCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(b, 1)
 }
 
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+func (p *InteropServicePingResult) FastReadWholeCompact(b []byte) (int, error) {
+	return p.FastReadDepthCompact(b, 1)
+}
+
 // FastReadDepthCompact is FastReadCompact for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -6439,6 +6789,9 @@ func (p *InteropServicePingResult) FastReadDepthCompact(b []byte, depth int) (in
 	}
 	return off, nil
 }
+
+// GetError returns the declared exception set in p, or nil.
+func (p *InteropServicePingResult) GetError() error { return nil }
 
 // InteropServicePickArgs holds the arguments of InteropService.pick.
 type InteropServicePickArgs struct {
@@ -6493,8 +6846,8 @@ func (p *InteropServicePickArgs) BLength() int {
 		return 1
 	}
 	l := 16
-	for _, v308 := range p.Inners {
-		l += v308.BLength()
+	for _, v394 := range p.Inners {
+		l += v394.BLength()
 	}
 	return l
 }
@@ -6506,12 +6859,14 @@ func (p *InteropServicePickArgs) FastWrite(b []byte) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 1)
-	off += thrift.Binary.WriteI32(b[off:], int32(p.Color))
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 2)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRUCT, len(p.Inners))
-	for _, v309 := range p.Inners {
-		off += v309.FastWrite(b[off:])
+	w395 := (*[15]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w395[0:], thrift.I32, 1)
+	thrift.Binary.WriteI32(w395[3:], int32(p.Color))
+	thrift.Binary.WriteFieldBegin(w395[7:], thrift.LIST, 2)
+	thrift.Binary.WriteListBegin(w395[10:], thrift.STRUCT, len(p.Inners))
+	off += 15
+	for _, v396 := range p.Inners {
+		off += v396.FastWrite(b[off:])
 	}
 	off += thrift.Binary.WriteFieldStop(b[off:])
 	return off
@@ -6525,12 +6880,14 @@ func (p *InteropServicePickArgs) FastWriteNocopy(b []byte, w thrift.NocopyWriter
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 1)
-	off += thrift.Binary.WriteI32(b[off:], int32(p.Color))
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 2)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRUCT, len(p.Inners))
-	for _, v310 := range p.Inners {
-		off += v310.FastWriteNocopy(b[off:], w)
+	w397 := (*[15]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w397[0:], thrift.I32, 1)
+	thrift.Binary.WriteI32(w397[3:], int32(p.Color))
+	thrift.Binary.WriteFieldBegin(w397[7:], thrift.LIST, 2)
+	thrift.Binary.WriteListBegin(w397[10:], thrift.STRUCT, len(p.Inners))
+	off += 15
+	for _, v398 := range p.Inners {
+		off += v398.FastWriteNocopy(b[off:], w)
 	}
 	off += thrift.Binary.WriteFieldStop(b[off:])
 	return off
@@ -6545,6 +6902,14 @@ func (p *InteropServicePickArgs) FastRead(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *InteropServicePickArgs) FastReadWhole(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
@@ -6569,12 +6934,12 @@ func (p *InteropServicePickArgs) FastReadDepth(b []byte, depth int) (int, error)
 		switch id {
 		case 1:
 			if t == thrift.I32 {
-				v311, n, err := thrift.Binary.ReadI32(b[off:])
+				v399, n, err := thrift.Binary.ReadI32(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("InteropService_pick_args.color: %w", err)
 				}
 				off += n
-				p.Color = Color(v311)
+				p.Color = Color(v399)
 				continue
 			}
 		case 2:
@@ -6588,18 +6953,18 @@ func (p *InteropServicePickArgs) FastReadDepth(b []byte, depth int) (int, error)
 					if size != 0 && et != thrift.STRUCT {
 						return off, thrift.ElemTypeError("InteropService_pick_args.inners (list)", et, thrift.STRUCT)
 					}
-					l312 := make([]*Inner, size)
-					a314 := make([]Inner, size)
-					for i313 := range l312 {
-						v315 := &a314[i313]
-						n, err = v315.FastReadDepth(b[off:], depth+1)
+					l400 := make([]*Inner, size)
+					a402 := make([]Inner, size)
+					for i401 := range l400 {
+						v403 := &a402[i401]
+						n, err = v403.FastReadDepth(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("InteropService_pick_args.inners: %w", err)
 						}
 						off += n
-						l312[i313] = v315
+						l400[i401] = v403
 					}
-					p.Inners = l312
+					p.Inners = l400
 				}
 				continue
 			}
@@ -6621,8 +6986,8 @@ func (p *InteropServicePickArgs) BLengthCompact() int {
 	l := 3
 	l += thrift.Compact.I32Length(int32(p.Color))
 	l += thrift.Compact.ListBeginLength(len(p.Inners))
-	for _, v316 := range p.Inners {
-		l += v316.BLengthCompact()
+	for _, v404 := range p.Inners {
+		l += v404.BLengthCompact()
 	}
 	return l
 }
@@ -6638,8 +7003,8 @@ func (p *InteropServicePickArgs) FastWriteCompact(b []byte) int {
 	off += thrift.Compact.WriteI32(b[off:], int32(p.Color))
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 2, 1)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.STRUCT, len(p.Inners))
-	for _, v317 := range p.Inners {
-		off += v317.FastWriteCompact(b[off:])
+	for _, v405 := range p.Inners {
+		off += v405.FastWriteCompact(b[off:])
 	}
 	off += thrift.Compact.WriteFieldStop(b[off:])
 	return off
@@ -6654,6 +7019,14 @@ func (p *InteropServicePickArgs) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *InteropServicePickArgs) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
@@ -6680,12 +7053,12 @@ func (p *InteropServicePickArgs) FastReadDepthCompact(b []byte, depth int) (int,
 		switch id {
 		case 1:
 			if t == thrift.I32 {
-				v318, n, err := thrift.Compact.ReadI32(b[off:])
+				v406, n, err := thrift.Compact.ReadI32(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("InteropService_pick_args.color: %w", err)
 				}
 				off += n
-				p.Color = Color(v318)
+				p.Color = Color(v406)
 				continue
 			}
 		case 2:
@@ -6699,18 +7072,18 @@ func (p *InteropServicePickArgs) FastReadDepthCompact(b []byte, depth int) (int,
 					if size != 0 && et != thrift.STRUCT {
 						return off, thrift.ElemTypeError("InteropService_pick_args.inners (list)", et, thrift.STRUCT)
 					}
-					l319 := make([]*Inner, size)
-					a321 := make([]Inner, size)
-					for i320 := range l319 {
-						v322 := &a321[i320]
-						n, err = v322.FastReadDepthCompact(b[off:], depth+1)
+					l407 := make([]*Inner, size)
+					a409 := make([]Inner, size)
+					for i408 := range l407 {
+						v410 := &a409[i408]
+						n, err = v410.FastReadDepthCompact(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("InteropService_pick_args.inners: %w", err)
 						}
 						off += n
-						l319[i320] = v322
+						l407[i408] = v410
 					}
-					p.Inners = l319
+					p.Inners = l407
 				}
 				continue
 			}
@@ -6848,6 +7221,14 @@ func (p *InteropServicePickResult) FastRead(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *InteropServicePickResult) FastReadWhole(b []byte) (int, error) {
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
 // FastReadDepth is FastRead for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -6869,24 +7250,24 @@ func (p *InteropServicePickResult) FastReadDepth(b []byte, depth int) (int, erro
 		switch id {
 		case 0:
 			if t == thrift.STRUCT {
-				v323 := NewChoice()
-				n, err = v323.FastReadDepth(b[off:], depth+1)
+				v411 := NewChoice()
+				n, err = v411.FastReadDepth(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("InteropService_pick_result.success: %w", err)
 				}
 				off += n
-				p.Success = v323
+				p.Success = v411
 				continue
 			}
 		case 1:
 			if t == thrift.STRUCT {
-				v324 := NewOops()
-				n, err = v324.FastReadDepth(b[off:], depth+1)
+				v412 := NewOops()
+				n, err = v412.FastReadDepth(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("InteropService_pick_result.oops: %w", err)
 				}
 				off += n
-				p.Oops = v324
+				p.Oops = v412
 				continue
 			}
 		}
@@ -6955,6 +7336,14 @@ func (p *InteropServicePickResult) FastReadCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *InteropServicePickResult) FastReadWholeCompact(b []byte) (int, error) {
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
 // FastReadDepthCompact is FastReadCompact for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -6978,24 +7367,24 @@ func (p *InteropServicePickResult) FastReadDepthCompact(b []byte, depth int) (in
 		switch id {
 		case 0:
 			if t == thrift.STRUCT {
-				v325 := NewChoice()
-				n, err = v325.FastReadDepthCompact(b[off:], depth+1)
+				v413 := NewChoice()
+				n, err = v413.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("InteropService_pick_result.success: %w", err)
 				}
 				off += n
-				p.Success = v325
+				p.Success = v413
 				continue
 			}
 		case 1:
 			if t == thrift.STRUCT {
-				v326 := NewOops()
-				n, err = v326.FastReadDepthCompact(b[off:], depth+1)
+				v414 := NewOops()
+				n, err = v414.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("InteropService_pick_result.oops: %w", err)
 				}
 				off += n
-				p.Oops = v326
+				p.Oops = v414
 				continue
 			}
 		}
@@ -7010,8 +7399,32 @@ func (p *InteropServicePickResult) FastReadDepthCompact(b []byte, depth int) (in
 	return off, nil
 }
 
+// GetError returns the declared exception set in p, or nil.
+func (p *InteropServicePickResult) GetError() error {
+	if p == nil {
+		return nil
+	}
+	if p.Oops != nil {
+		return p.Oops
+	}
+	return nil
+}
+
+// InteropService is the handler of service InteropService: implement it and serve it with
+// NewInteropServiceServer. A declared exception returned as the error (or wrapping it) goes
+// back to the caller as that exception; other errors become an
+// application exception.
+type InteropService interface {
+	Echo(ctx context.Context, value *Everything) (r *Everything, err error)
+	Add(ctx context.Context, a_ int32, b int64) (r int64, err error)
+	Notify(ctx context.Context, message string) (err error)
+	Ping(ctx context.Context) (err error)
+	Pick(ctx context.Context, color Color, inners []*Inner) (r *Choice, err error)
+}
+
 // InteropServiceServiceInfo describes service InteropService for the RPC runtime: its methods (inherited
-// ones included) and how to make their argument and result structs.
+// ones included), how to make their argument and result structs, and how
+// to call a InteropService handler.
 var InteropServiceServiceInfo = &thrift.ServiceInfo{
 	Name: "InteropService",
 	Methods: []thrift.MethodInfo{
@@ -7019,26 +7432,286 @@ var InteropServiceServiceInfo = &thrift.ServiceInfo{
 			Name:      "echo",
 			NewArgs:   func() thrift.FastCodec { return NewInteropServiceEchoArgs() },
 			NewResult: func() thrift.FastCodec { return NewInteropServiceEchoResult() },
+			Handler:   interopServiceEchoHandler,
 		},
 		{
 			Name:      "add",
 			NewArgs:   func() thrift.FastCodec { return NewInteropServiceAddArgs() },
 			NewResult: func() thrift.FastCodec { return NewInteropServiceAddResult() },
+			Handler:   interopServiceAddHandler,
 		},
 		{
 			Name:    "notify",
 			Oneway:  true,
 			NewArgs: func() thrift.FastCodec { return NewInteropServiceNotifyArgs() },
+			Handler: interopServiceNotifyHandler,
 		},
 		{
 			Name:      "ping",
 			NewArgs:   func() thrift.FastCodec { return NewInteropServicePingArgs() },
 			NewResult: func() thrift.FastCodec { return NewInteropServicePingResult() },
+			Handler:   interopServicePingHandler,
 		},
 		{
 			Name:      "pick",
 			NewArgs:   func() thrift.FastCodec { return NewInteropServicePickArgs() },
 			NewResult: func() thrift.FastCodec { return NewInteropServicePickResult() },
+			Handler:   interopServicePickHandler,
 		},
 	},
+}
+
+// interopServiceEchoHandler calls InteropService.Echo with the arguments in args and stores the outcome in result.
+func interopServiceEchoHandler(ctx context.Context, handler any, args, result thrift.FastCodec) error {
+	h, ok := handler.(InteropService)
+	if !ok {
+		return fmt.Errorf("InteropService.echo: handler %T does not implement InteropService", handler)
+	}
+	a, ok := args.(*InteropServiceEchoArgs)
+	if !ok {
+		return fmt.Errorf("InteropService.echo: args are %T, want *InteropServiceEchoArgs", args)
+	}
+	r, ok := result.(*InteropServiceEchoResult)
+	if !ok {
+		return fmt.Errorf("InteropService.echo: result is %T, want *InteropServiceEchoResult", result)
+	}
+	r.Oops = nil
+	ret, err := h.Echo(ctx, a.Value)
+	if err == nil {
+		r.Success = ret
+		return nil
+	}
+	r.Success = nil
+	switch e := err.(type) {
+	case *Oops:
+		if e != nil {
+			r.Oops = e
+			return nil
+		}
+	}
+	if e := (*Oops)(nil); errors.As(err, &e) && e != nil {
+		r.Oops = e
+		return nil
+	}
+	return err
+}
+
+// interopServiceAddHandler calls InteropService.Add with the arguments in args and stores the outcome in result.
+func interopServiceAddHandler(ctx context.Context, handler any, args, result thrift.FastCodec) error {
+	h, ok := handler.(InteropService)
+	if !ok {
+		return fmt.Errorf("InteropService.add: handler %T does not implement InteropService", handler)
+	}
+	a, ok := args.(*InteropServiceAddArgs)
+	if !ok {
+		return fmt.Errorf("InteropService.add: args are %T, want *InteropServiceAddArgs", args)
+	}
+	r, ok := result.(*InteropServiceAddResult)
+	if !ok {
+		return fmt.Errorf("InteropService.add: result is %T, want *InteropServiceAddResult", result)
+	}
+	ret, err := h.Add(ctx, a.A, a.B)
+	if err == nil {
+		if r.Success == nil {
+			r.Success = new(int64)
+		}
+		*r.Success = ret
+		return nil
+	}
+	r.Success = nil
+	return err
+}
+
+// interopServiceNotifyHandler calls InteropService.Notify with the arguments in args and stores the outcome in result.
+func interopServiceNotifyHandler(ctx context.Context, handler any, args, result thrift.FastCodec) error {
+	h, ok := handler.(InteropService)
+	if !ok {
+		return fmt.Errorf("InteropService.notify: handler %T does not implement InteropService", handler)
+	}
+	a, ok := args.(*InteropServiceNotifyArgs)
+	if !ok {
+		return fmt.Errorf("InteropService.notify: args are %T, want *InteropServiceNotifyArgs", args)
+	}
+	return h.Notify(ctx, a.Message)
+}
+
+// interopServicePingHandler calls InteropService.Ping with the arguments in args and stores the outcome in result.
+func interopServicePingHandler(ctx context.Context, handler any, args, result thrift.FastCodec) error {
+	h, ok := handler.(InteropService)
+	if !ok {
+		return fmt.Errorf("InteropService.ping: handler %T does not implement InteropService", handler)
+	}
+	return h.Ping(ctx)
+}
+
+// interopServicePickHandler calls InteropService.Pick with the arguments in args and stores the outcome in result.
+func interopServicePickHandler(ctx context.Context, handler any, args, result thrift.FastCodec) error {
+	h, ok := handler.(InteropService)
+	if !ok {
+		return fmt.Errorf("InteropService.pick: handler %T does not implement InteropService", handler)
+	}
+	a, ok := args.(*InteropServicePickArgs)
+	if !ok {
+		return fmt.Errorf("InteropService.pick: args are %T, want *InteropServicePickArgs", args)
+	}
+	r, ok := result.(*InteropServicePickResult)
+	if !ok {
+		return fmt.Errorf("InteropService.pick: result is %T, want *InteropServicePickResult", result)
+	}
+	r.Oops = nil
+	ret, err := h.Pick(ctx, a.Color, a.Inners)
+	if err == nil {
+		r.Success = ret
+		return nil
+	}
+	r.Success = nil
+	switch e := err.(type) {
+	case *Oops:
+		if e != nil {
+			r.Oops = e
+			return nil
+		}
+	}
+	if e := (*Oops)(nil); errors.As(err, &e) && e != nil {
+		r.Oops = e
+		return nil
+	}
+	return err
+}
+
+// InteropServiceClient calls service InteropService. Every method takes per-call options last and
+// returns a declared exception as its own type (errors.As finds it), and
+// other failures as the client reports them.
+type InteropServiceClient interface {
+	// Close closes the underlying client and its connections.
+	Close() error
+	Echo(ctx context.Context, value *Everything, opts ...client.CallOption) (r *Everything, err error)
+	Add(ctx context.Context, a_ int32, b int64, opts ...client.CallOption) (r int64, err error)
+	Notify(ctx context.Context, message string, opts ...client.CallOption) (err error)
+	Ping(ctx context.Context, opts ...client.CallOption) (err error)
+	Pick(ctx context.Context, color Color, inners []*Inner, opts ...client.CallOption) (r *Choice, err error)
+}
+
+// interopServiceClient implements InteropServiceClient over a *client.Client.
+type interopServiceClient struct{ c *client.Client }
+
+// NewInteropServiceClient returns a client of service InteropService; destService names the service
+// being called (in TTHeader and for service discovery) and opts configure
+// the client (client.WithHostPorts and others).
+func NewInteropServiceClient(destService string, opts ...client.Option) (InteropServiceClient, error) {
+	c, err := client.New(destService, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &interopServiceClient{c: c}, nil
+}
+
+// NewInteropServiceClientFrom returns a client of service InteropService that calls through c.
+func NewInteropServiceClientFrom(c *client.Client) InteropServiceClient {
+	return &interopServiceClient{c: c}
+}
+
+// Close closes the underlying client.
+func (x *interopServiceClient) Close() error { return x.c.Close() }
+
+// Echo calls InteropService.echo.
+func (x *interopServiceClient) Echo(ctx context.Context, value *Everything, opts ...client.CallOption) (r *Everything, err error) {
+	var call struct {
+		args   InteropServiceEchoArgs
+		result InteropServiceEchoResult
+	}
+	call.args.Value = value
+	if err = x.c.Call(ctx, "echo", false, &call.args, &call.result, opts...); err != nil {
+		return
+	}
+	if err = call.result.GetError(); err != nil {
+		return
+	}
+	if !call.result.IsSetSuccess() {
+		return r, thrift.NewApplicationException(thrift.ExceptionMissingResult, "echo failed: unknown result")
+	}
+	return call.result.GetSuccess(), nil
+}
+
+// Add calls InteropService.add.
+func (x *interopServiceClient) Add(ctx context.Context, a_ int32, b int64, opts ...client.CallOption) (r int64, err error) {
+	var call struct {
+		args   InteropServiceAddArgs
+		result InteropServiceAddResult
+	}
+	call.args.A = a_
+	call.args.B = b
+	if err = x.c.Call(ctx, "add", false, &call.args, &call.result, opts...); err != nil {
+		return
+	}
+	if err = call.result.GetError(); err != nil {
+		return
+	}
+	if !call.result.IsSetSuccess() {
+		return r, thrift.NewApplicationException(thrift.ExceptionMissingResult, "add failed: unknown result")
+	}
+	return call.result.GetSuccess(), nil
+}
+
+// Notify calls InteropService.notify, a oneway method: it returns once the request is written.
+func (x *interopServiceClient) Notify(ctx context.Context, message string, opts ...client.CallOption) (err error) {
+	var call struct {
+		args InteropServiceNotifyArgs
+	}
+	call.args.Message = message
+	return x.c.Call(ctx, "notify", true, &call.args, nil, opts...)
+}
+
+// Ping calls InteropService.ping.
+func (x *interopServiceClient) Ping(ctx context.Context, opts ...client.CallOption) (err error) {
+	var call struct {
+		args   InteropServicePingArgs
+		result InteropServicePingResult
+	}
+	if err = x.c.Call(ctx, "ping", false, &call.args, &call.result, opts...); err != nil {
+		return
+	}
+	if err = call.result.GetError(); err != nil {
+		return
+	}
+	return nil
+}
+
+// Pick calls InteropService.pick.
+func (x *interopServiceClient) Pick(ctx context.Context, color Color, inners []*Inner, opts ...client.CallOption) (r *Choice, err error) {
+	var call struct {
+		args   InteropServicePickArgs
+		result InteropServicePickResult
+	}
+	call.args.Color = color
+	call.args.Inners = inners
+	if err = x.c.Call(ctx, "pick", false, &call.args, &call.result, opts...); err != nil {
+		return
+	}
+	if err = call.result.GetError(); err != nil {
+		return
+	}
+	if !call.result.IsSetSuccess() {
+		return r, thrift.NewApplicationException(thrift.ExceptionMissingResult, "pick failed: unknown result")
+	}
+	return call.result.GetSuccess(), nil
+}
+
+// NewInteropServiceServer returns a server (configured by opts) with service InteropService
+// registered, served by handler. It panics if handler is nil.
+func NewInteropServiceServer(handler InteropService, opts ...server.Option) *server.Server {
+	s := server.New(opts...)
+	if err := RegisterInteropServiceService(s, handler); err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// RegisterInteropServiceService registers service InteropService on s, served by handler; a server
+// may hold several services.
+func RegisterInteropServiceService(s *server.Server, handler InteropService) error {
+	if handler == nil {
+		return fmt.Errorf("everything: nil handler for service InteropService")
+	}
+	return s.RegisterService(InteropServiceServiceInfo, handler)
 }

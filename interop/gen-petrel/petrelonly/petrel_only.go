@@ -128,26 +128,36 @@ func (p *Identified) FastWrite(b []byte) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.UUID, 1)
-	off += thrift.Binary.WriteUUID(b[off:], p.ID)
+	w3 := (*[19]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w3[0:], thrift.UUID, 1)
+	thrift.Binary.WriteUUID(w3[3:], p.ID)
+	off += 19
 	if p.Parent != nil {
-		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.UUID, 2)
-		off += thrift.Binary.WriteUUID(b[off:], *p.Parent)
+		w4 := (*[19]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w4[0:], thrift.UUID, 2)
+		thrift.Binary.WriteUUID(w4[3:], *p.Parent)
+		off += 19
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 3)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.UUID, len(p.Related))
-	for _, v3 := range p.Related {
-		off += thrift.Binary.WriteUUID(b[off:], v3)
+	w5 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w5[0:], thrift.LIST, 3)
+	thrift.Binary.WriteListBegin(w5[3:], thrift.UUID, len(p.Related))
+	off += 8
+	for _, v6 := range p.Related {
+		off += thrift.Binary.WriteUUID(b[off:], v6)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 4)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.UUID, thrift.STRING, len(p.Labels))
-	for k4, v5 := range p.Labels {
-		off += thrift.Binary.WriteUUID(b[off:], k4)
-		off += thrift.Binary.WriteString(b[off:], v5)
+	w7 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w7[0:], thrift.MAP, 4)
+	thrift.Binary.WriteMapBegin(w7[3:], thrift.UUID, thrift.STRING, len(p.Labels))
+	off += 9
+	for k8, v9 := range p.Labels {
+		off += thrift.Binary.WriteUUID(b[off:], k8)
+		off += thrift.Binary.WriteString(b[off:], v9)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.UUID, 5)
-	off += thrift.Binary.WriteUUID(b[off:], p.Fixed)
-	off += thrift.Binary.WriteFieldStop(b[off:])
+	w10 := (*[20]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w10[0:], thrift.UUID, 5)
+	thrift.Binary.WriteUUID(w10[3:], p.Fixed)
+	thrift.Binary.WriteFieldStop(w10[19:])
+	off += 20
 	return off
 }
 
@@ -159,26 +169,36 @@ func (p *Identified) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.UUID, 1)
-	off += thrift.Binary.WriteUUID(b[off:], p.ID)
+	w11 := (*[19]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w11[0:], thrift.UUID, 1)
+	thrift.Binary.WriteUUID(w11[3:], p.ID)
+	off += 19
 	if p.Parent != nil {
-		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.UUID, 2)
-		off += thrift.Binary.WriteUUID(b[off:], *p.Parent)
+		w12 := (*[19]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w12[0:], thrift.UUID, 2)
+		thrift.Binary.WriteUUID(w12[3:], *p.Parent)
+		off += 19
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 3)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.UUID, len(p.Related))
-	for _, v6 := range p.Related {
-		off += thrift.Binary.WriteUUID(b[off:], v6)
+	w13 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w13[0:], thrift.LIST, 3)
+	thrift.Binary.WriteListBegin(w13[3:], thrift.UUID, len(p.Related))
+	off += 8
+	for _, v14 := range p.Related {
+		off += thrift.Binary.WriteUUID(b[off:], v14)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 4)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.UUID, thrift.STRING, len(p.Labels))
-	for k7, v8 := range p.Labels {
-		off += thrift.Binary.WriteUUID(b[off:], k7)
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, v8)
+	w15 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w15[0:], thrift.MAP, 4)
+	thrift.Binary.WriteMapBegin(w15[3:], thrift.UUID, thrift.STRING, len(p.Labels))
+	off += 9
+	for k16, v17 := range p.Labels {
+		off += thrift.Binary.WriteUUID(b[off:], k16)
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, v17)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.UUID, 5)
-	off += thrift.Binary.WriteUUID(b[off:], p.Fixed)
-	off += thrift.Binary.WriteFieldStop(b[off:])
+	w18 := (*[20]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w18[0:], thrift.UUID, 5)
+	thrift.Binary.WriteUUID(w18[3:], p.Fixed)
+	thrift.Binary.WriteFieldStop(w18[19:])
+	off += 20
 	return off
 }
 
@@ -191,6 +211,14 @@ func (p *Identified) FastRead(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *Identified) FastReadWhole(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
@@ -224,13 +252,13 @@ func (p *Identified) FastReadDepth(b []byte, depth int) (int, error) {
 			}
 		case 2:
 			if t == thrift.UUID {
-				v9, n, err := thrift.Binary.ReadUUID(b[off:])
+				v19, n, err := thrift.Binary.ReadUUID(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Identified.parent: %w", err)
 				}
 				off += n
-				tmp10 := v9
-				p.Parent = &tmp10
+				tmp20 := v19
+				p.Parent = &tmp20
 				continue
 			}
 		case 3:
@@ -244,15 +272,15 @@ func (p *Identified) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.UUID {
 						return off, thrift.ElemTypeError("Identified.related (list)", et, thrift.UUID)
 					}
-					l11 := make([]thrift.Tuuid, size)
-					for i12 := range l11 {
-						l11[i12], n, err = thrift.Binary.ReadUUID(b[off:])
+					l21 := make([]thrift.Tuuid, size)
+					for i22 := range l21 {
+						l21[i22], n, err = thrift.Binary.ReadUUID(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Identified.related: %w", err)
 						}
 						off += n
 					}
-					p.Related = l11
+					p.Related = l21
 				}
 				continue
 			}
@@ -270,21 +298,21 @@ func (p *Identified) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRING {
 						return off, thrift.ElemTypeError("Identified.labels (map value)", vt, thrift.STRING)
 					}
-					m13 := make(map[thrift.Tuuid]string, size)
-					for i14 := 0; i14 < size; i14++ {
-						var k15 thrift.Tuuid
-						k15, n, err = thrift.Binary.ReadUUID(b[off:])
+					m23 := make(map[thrift.Tuuid]string, size)
+					for i24 := 0; i24 < size; i24++ {
+						var k25 thrift.Tuuid
+						k25, n, err = thrift.Binary.ReadUUID(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Identified.labels: %w", err)
 						}
 						off += n
-						m13[k15], n, err = thrift.Binary.ReadStringNocopy(b[off:])
+						m23[k25], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Identified.labels: %w", err)
 						}
 						off += n
 					}
-					p.Labels = m13
+					p.Labels = m23
 				}
 				continue
 			}
@@ -324,8 +352,8 @@ func (p *Identified) BLengthCompact() int {
 	l += len(p.Related) * 16
 	l += thrift.Compact.MapBeginLength(len(p.Labels))
 	l += len(p.Labels) * 16
-	for _, v17 := range p.Labels {
-		l += thrift.Compact.StringLength(v17)
+	for _, v27 := range p.Labels {
+		l += thrift.Compact.StringLength(v27)
 	}
 	return l
 }
@@ -348,14 +376,14 @@ func (p *Identified) FastWriteCompact(b []byte) int {
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 3, last)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.UUID, len(p.Related))
-	for _, v18 := range p.Related {
-		off += thrift.Compact.WriteUUID(b[off:], v18)
+	for _, v28 := range p.Related {
+		off += thrift.Compact.WriteUUID(b[off:], v28)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 4, 3)
 	off += thrift.Compact.WriteMapBegin(b[off:], thrift.UUID, thrift.STRING, len(p.Labels))
-	for k19, v20 := range p.Labels {
-		off += thrift.Compact.WriteUUID(b[off:], k19)
-		off += thrift.Compact.WriteString(b[off:], v20)
+	for k29, v30 := range p.Labels {
+		off += thrift.Compact.WriteUUID(b[off:], k29)
+		off += thrift.Compact.WriteString(b[off:], v30)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.UUID, 5, 4)
 	off += thrift.Compact.WriteUUID(b[off:], p.Fixed)
@@ -372,6 +400,14 @@ func (p *Identified) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *Identified) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
@@ -407,13 +443,13 @@ func (p *Identified) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			}
 		case 2:
 			if t == thrift.UUID {
-				v21, n, err := thrift.Compact.ReadUUID(b[off:])
+				v31, n, err := thrift.Compact.ReadUUID(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Identified.parent: %w", err)
 				}
 				off += n
-				tmp22 := v21
-				p.Parent = &tmp22
+				tmp32 := v31
+				p.Parent = &tmp32
 				continue
 			}
 		case 3:
@@ -427,15 +463,15 @@ func (p *Identified) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.UUID {
 						return off, thrift.ElemTypeError("Identified.related (list)", et, thrift.UUID)
 					}
-					l23 := make([]thrift.Tuuid, size)
-					for i24 := range l23 {
-						l23[i24], n, err = thrift.Compact.ReadUUID(b[off:])
+					l33 := make([]thrift.Tuuid, size)
+					for i34 := range l33 {
+						l33[i34], n, err = thrift.Compact.ReadUUID(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Identified.related: %w", err)
 						}
 						off += n
 					}
-					p.Related = l23
+					p.Related = l33
 				}
 				continue
 			}
@@ -453,21 +489,21 @@ func (p *Identified) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRING {
 						return off, thrift.ElemTypeError("Identified.labels (map value)", vt, thrift.STRING)
 					}
-					m25 := make(map[thrift.Tuuid]string, size)
-					for i26 := 0; i26 < size; i26++ {
-						var k27 thrift.Tuuid
-						k27, n, err = thrift.Compact.ReadUUID(b[off:])
+					m35 := make(map[thrift.Tuuid]string, size)
+					for i36 := 0; i36 < size; i36++ {
+						var k37 thrift.Tuuid
+						k37, n, err = thrift.Compact.ReadUUID(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Identified.labels: %w", err)
 						}
 						off += n
-						m25[k27], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+						m35[k37], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Identified.labels: %w", err)
 						}
 						off += n
 					}
-					p.Labels = m25
+					p.Labels = m35
 				}
 				continue
 			}

@@ -123,20 +123,24 @@ func (p *Record) FastWrite(b []byte) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 1)
-	off += thrift.Binary.WriteI64(b[off:], p.ID)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 2)
+	w1 := (*[14]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w1[0:], thrift.I64, 1)
+	thrift.Binary.WriteI64(w1[3:], p.ID)
+	thrift.Binary.WriteFieldBegin(w1[11:], thrift.STRING, 2)
+	off += 14
 	off += thrift.Binary.WriteString(b[off:], p.Name)
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 3)
 	off += thrift.Binary.WriteString(b[off:], p.Status)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.DOUBLE, 4)
-	off += thrift.Binary.WriteDouble(b[off:], p.Score)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 5)
-	off += thrift.Binary.WriteI32(b[off:], p.Rank)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.BOOL, 6)
-	off += thrift.Binary.WriteBool(b[off:], p.Active)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 7)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(p.Related))
+	w2 := (*[30]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w2[0:], thrift.DOUBLE, 4)
+	thrift.Binary.WriteDouble(w2[3:], p.Score)
+	thrift.Binary.WriteFieldBegin(w2[11:], thrift.I32, 5)
+	thrift.Binary.WriteI32(w2[14:], p.Rank)
+	thrift.Binary.WriteFieldBegin(w2[18:], thrift.BOOL, 6)
+	thrift.Binary.WriteBool(w2[21:], p.Active)
+	thrift.Binary.WriteFieldBegin(w2[22:], thrift.LIST, 7)
+	thrift.Binary.WriteListBegin(w2[25:], thrift.I64, len(p.Related))
+	off += 30
 	off += thrift.Binary.WriteI64Slice(b[off:], p.Related)
 	off += thrift.Binary.WriteFieldStop(b[off:])
 	return off
@@ -150,20 +154,24 @@ func (p *Record) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 1)
-	off += thrift.Binary.WriteI64(b[off:], p.ID)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 2)
+	w3 := (*[14]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w3[0:], thrift.I64, 1)
+	thrift.Binary.WriteI64(w3[3:], p.ID)
+	thrift.Binary.WriteFieldBegin(w3[11:], thrift.STRING, 2)
+	off += 14
 	off += thrift.Binary.WriteStringNocopy(b[off:], w, p.Name)
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 3)
 	off += thrift.Binary.WriteStringNocopy(b[off:], w, p.Status)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.DOUBLE, 4)
-	off += thrift.Binary.WriteDouble(b[off:], p.Score)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 5)
-	off += thrift.Binary.WriteI32(b[off:], p.Rank)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.BOOL, 6)
-	off += thrift.Binary.WriteBool(b[off:], p.Active)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 7)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(p.Related))
+	w4 := (*[30]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w4[0:], thrift.DOUBLE, 4)
+	thrift.Binary.WriteDouble(w4[3:], p.Score)
+	thrift.Binary.WriteFieldBegin(w4[11:], thrift.I32, 5)
+	thrift.Binary.WriteI32(w4[14:], p.Rank)
+	thrift.Binary.WriteFieldBegin(w4[18:], thrift.BOOL, 6)
+	thrift.Binary.WriteBool(w4[21:], p.Active)
+	thrift.Binary.WriteFieldBegin(w4[22:], thrift.LIST, 7)
+	thrift.Binary.WriteListBegin(w4[25:], thrift.I64, len(p.Related))
+	off += 30
 	off += thrift.Binary.WriteI64Slice(b[off:], p.Related)
 	off += thrift.Binary.WriteFieldStop(b[off:])
 	return off
@@ -178,6 +186,14 @@ func (p *Record) FastRead(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *Record) FastReadWhole(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
@@ -265,13 +281,13 @@ func (p *Record) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I64 {
 						return off, thrift.ElemTypeError("Record.related (list)", et, thrift.I64)
 					}
-					l1 := make([]int64, size)
-					n, err = thrift.Binary.ReadI64Slice(b[off:], l1)
+					l5 := make([]int64, size)
+					n, err = thrift.Binary.ReadI64Slice(b[off:], l5)
 					if err != nil {
 						return off, fmt.Errorf("Record.related: %w", err)
 					}
 					off += n
-					p.Related = l1
+					p.Related = l5
 				}
 				continue
 			}
@@ -334,6 +350,14 @@ func (p *Record) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *Record) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
@@ -427,13 +451,13 @@ func (p *Record) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I64 {
 						return off, thrift.ElemTypeError("Record.related (list)", et, thrift.I64)
 					}
-					l2 := make([]int64, size)
-					n, err = thrift.Compact.ReadI64Slice(b[off:], l2)
+					l6 := make([]int64, size)
+					n, err = thrift.Compact.ReadI64Slice(b[off:], l6)
 					if err != nil {
 						return off, fmt.Errorf("Record.related: %w", err)
 					}
 					off += n
-					p.Related = l2
+					p.Related = l6
 				}
 				continue
 			}
@@ -586,13 +610,13 @@ func (p *Small) BLength() int {
 	}
 	l := 73
 	l += len(p.Message)
-	for _, v3 := range p.Records {
-		l += v3.BLength()
+	for _, v7 := range p.Records {
+		l += v7.BLength()
 	}
 	l += len(p.Extra) * 8
-	for k4, v5 := range p.Extra {
-		l += len(k4)
-		l += len(v5)
+	for k8, v9 := range p.Extra {
+		l += len(k8)
+		l += len(v9)
 	}
 	l += len(p.Ids) * 8
 	l += len(p.Blob)
@@ -606,29 +630,37 @@ func (p *Small) FastWrite(b []byte) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 1)
-	off += thrift.Binary.WriteI64(b[off:], p.RequestID)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 2)
-	off += thrift.Binary.WriteI32(b[off:], p.Code)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 3)
+	w10 := (*[21]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w10[0:], thrift.I64, 1)
+	thrift.Binary.WriteI64(w10[3:], p.RequestID)
+	thrift.Binary.WriteFieldBegin(w10[11:], thrift.I32, 2)
+	thrift.Binary.WriteI32(w10[14:], p.Code)
+	thrift.Binary.WriteFieldBegin(w10[18:], thrift.STRING, 3)
+	off += 21
 	off += thrift.Binary.WriteString(b[off:], p.Message)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.BOOL, 4)
-	off += thrift.Binary.WriteBool(b[off:], p.HasMore)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 5)
-	off += thrift.Binary.WriteI64(b[off:], p.Timestamp)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 6)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRUCT, len(p.Records))
-	for _, v6 := range p.Records {
-		off += v6.FastWrite(b[off:])
+	w11 := (*[23]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w11[0:], thrift.BOOL, 4)
+	thrift.Binary.WriteBool(w11[3:], p.HasMore)
+	thrift.Binary.WriteFieldBegin(w11[4:], thrift.I64, 5)
+	thrift.Binary.WriteI64(w11[7:], p.Timestamp)
+	thrift.Binary.WriteFieldBegin(w11[15:], thrift.LIST, 6)
+	thrift.Binary.WriteListBegin(w11[18:], thrift.STRUCT, len(p.Records))
+	off += 23
+	for _, v12 := range p.Records {
+		off += v12.FastWrite(b[off:])
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 7)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.Extra))
-	for k7, v8 := range p.Extra {
-		off += thrift.Binary.WriteString(b[off:], k7)
-		off += thrift.Binary.WriteString(b[off:], v8)
+	w13 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w13[0:], thrift.MAP, 7)
+	thrift.Binary.WriteMapBegin(w13[3:], thrift.STRING, thrift.STRING, len(p.Extra))
+	off += 9
+	for k14, v15 := range p.Extra {
+		off += thrift.Binary.WriteString(b[off:], k14)
+		off += thrift.Binary.WriteString(b[off:], v15)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 8)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(p.Ids))
+	w16 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w16[0:], thrift.LIST, 8)
+	thrift.Binary.WriteListBegin(w16[3:], thrift.I64, len(p.Ids))
+	off += 8
 	off += thrift.Binary.WriteI64Slice(b[off:], p.Ids)
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 9)
 	off += thrift.Binary.WriteBinary(b[off:], p.Blob)
@@ -644,29 +676,37 @@ func (p *Small) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 1)
-	off += thrift.Binary.WriteI64(b[off:], p.RequestID)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 2)
-	off += thrift.Binary.WriteI32(b[off:], p.Code)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 3)
+	w17 := (*[21]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w17[0:], thrift.I64, 1)
+	thrift.Binary.WriteI64(w17[3:], p.RequestID)
+	thrift.Binary.WriteFieldBegin(w17[11:], thrift.I32, 2)
+	thrift.Binary.WriteI32(w17[14:], p.Code)
+	thrift.Binary.WriteFieldBegin(w17[18:], thrift.STRING, 3)
+	off += 21
 	off += thrift.Binary.WriteStringNocopy(b[off:], w, p.Message)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.BOOL, 4)
-	off += thrift.Binary.WriteBool(b[off:], p.HasMore)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 5)
-	off += thrift.Binary.WriteI64(b[off:], p.Timestamp)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 6)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRUCT, len(p.Records))
-	for _, v9 := range p.Records {
-		off += v9.FastWriteNocopy(b[off:], w)
+	w18 := (*[23]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w18[0:], thrift.BOOL, 4)
+	thrift.Binary.WriteBool(w18[3:], p.HasMore)
+	thrift.Binary.WriteFieldBegin(w18[4:], thrift.I64, 5)
+	thrift.Binary.WriteI64(w18[7:], p.Timestamp)
+	thrift.Binary.WriteFieldBegin(w18[15:], thrift.LIST, 6)
+	thrift.Binary.WriteListBegin(w18[18:], thrift.STRUCT, len(p.Records))
+	off += 23
+	for _, v19 := range p.Records {
+		off += v19.FastWriteNocopy(b[off:], w)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 7)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.Extra))
-	for k10, v11 := range p.Extra {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, k10)
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, v11)
+	w20 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w20[0:], thrift.MAP, 7)
+	thrift.Binary.WriteMapBegin(w20[3:], thrift.STRING, thrift.STRING, len(p.Extra))
+	off += 9
+	for k21, v22 := range p.Extra {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, k21)
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, v22)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 8)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(p.Ids))
+	w23 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w23[0:], thrift.LIST, 8)
+	thrift.Binary.WriteListBegin(w23[3:], thrift.I64, len(p.Ids))
+	off += 8
 	off += thrift.Binary.WriteI64Slice(b[off:], p.Ids)
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 9)
 	off += thrift.Binary.WriteBinaryNocopy(b[off:], w, p.Blob)
@@ -683,6 +723,14 @@ func (p *Small) FastRead(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *Small) FastReadWhole(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
@@ -761,18 +809,18 @@ func (p *Small) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRUCT {
 						return off, thrift.ElemTypeError("Small.records (list)", et, thrift.STRUCT)
 					}
-					l12 := make([]*Record, size)
-					a14 := make([]Record, size)
-					for i13 := range l12 {
-						v15 := &a14[i13]
-						n, err = v15.FastReadDepth(b[off:], depth+1)
+					l24 := make([]*Record, size)
+					a26 := make([]Record, size)
+					for i25 := range l24 {
+						v27 := &a26[i25]
+						n, err = v27.FastReadDepth(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Small.records: %w", err)
 						}
 						off += n
-						l12[i13] = v15
+						l24[i25] = v27
 					}
-					p.Records = l12
+					p.Records = l24
 				}
 				continue
 			}
@@ -790,21 +838,21 @@ func (p *Small) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRING {
 						return off, thrift.ElemTypeError("Small.extra (map value)", vt, thrift.STRING)
 					}
-					m16 := make(map[string]string, size)
-					for i17 := 0; i17 < size; i17++ {
-						var k18 string
-						k18, n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					m28 := make(map[string]string, size)
+					for i29 := 0; i29 < size; i29++ {
+						var k30 string
+						k30, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Small.extra: %w", err)
 						}
 						off += n
-						m16[k18], n, err = thrift.Binary.ReadStringNocopy(b[off:])
+						m28[k30], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Small.extra: %w", err)
 						}
 						off += n
 					}
-					p.Extra = m16
+					p.Extra = m28
 				}
 				continue
 			}
@@ -819,13 +867,13 @@ func (p *Small) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I64 {
 						return off, thrift.ElemTypeError("Small.ids (list)", et, thrift.I64)
 					}
-					l19 := make([]int64, size)
-					n, err = thrift.Binary.ReadI64Slice(b[off:], l19)
+					l31 := make([]int64, size)
+					n, err = thrift.Binary.ReadI64Slice(b[off:], l31)
 					if err != nil {
 						return off, fmt.Errorf("Small.ids: %w", err)
 					}
 					off += n
-					p.Ids = l19
+					p.Ids = l31
 				}
 				continue
 			}
@@ -859,13 +907,13 @@ func (p *Small) BLengthCompact() int {
 	l += thrift.Compact.StringLength(p.Message)
 	l += thrift.Compact.I64Length(p.Timestamp)
 	l += thrift.Compact.ListBeginLength(len(p.Records))
-	for _, v20 := range p.Records {
-		l += v20.BLengthCompact()
+	for _, v32 := range p.Records {
+		l += v32.BLengthCompact()
 	}
 	l += thrift.Compact.MapBeginLength(len(p.Extra))
-	for k21, v22 := range p.Extra {
-		l += thrift.Compact.StringLength(k21)
-		l += thrift.Compact.StringLength(v22)
+	for k33, v34 := range p.Extra {
+		l += thrift.Compact.StringLength(k33)
+		l += thrift.Compact.StringLength(v34)
 	}
 	l += thrift.Compact.ListBeginLength(len(p.Ids))
 	l += thrift.Compact.I64SliceLength(p.Ids)
@@ -891,14 +939,14 @@ func (p *Small) FastWriteCompact(b []byte) int {
 	off += thrift.Compact.WriteI64(b[off:], p.Timestamp)
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 6, 5)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.STRUCT, len(p.Records))
-	for _, v23 := range p.Records {
-		off += v23.FastWriteCompact(b[off:])
+	for _, v35 := range p.Records {
+		off += v35.FastWriteCompact(b[off:])
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 7, 6)
 	off += thrift.Compact.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.Extra))
-	for k24, v25 := range p.Extra {
-		off += thrift.Compact.WriteString(b[off:], k24)
-		off += thrift.Compact.WriteString(b[off:], v25)
+	for k36, v37 := range p.Extra {
+		off += thrift.Compact.WriteString(b[off:], k36)
+		off += thrift.Compact.WriteString(b[off:], v37)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 8, 7)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.I64, len(p.Ids))
@@ -918,6 +966,14 @@ func (p *Small) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *Small) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
@@ -1002,18 +1058,18 @@ func (p *Small) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRUCT {
 						return off, thrift.ElemTypeError("Small.records (list)", et, thrift.STRUCT)
 					}
-					l26 := make([]*Record, size)
-					a28 := make([]Record, size)
-					for i27 := range l26 {
-						v29 := &a28[i27]
-						n, err = v29.FastReadDepthCompact(b[off:], depth+1)
+					l38 := make([]*Record, size)
+					a40 := make([]Record, size)
+					for i39 := range l38 {
+						v41 := &a40[i39]
+						n, err = v41.FastReadDepthCompact(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Small.records: %w", err)
 						}
 						off += n
-						l26[i27] = v29
+						l38[i39] = v41
 					}
-					p.Records = l26
+					p.Records = l38
 				}
 				continue
 			}
@@ -1031,21 +1087,21 @@ func (p *Small) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRING {
 						return off, thrift.ElemTypeError("Small.extra (map value)", vt, thrift.STRING)
 					}
-					m30 := make(map[string]string, size)
-					for i31 := 0; i31 < size; i31++ {
-						var k32 string
-						k32, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					m42 := make(map[string]string, size)
+					for i43 := 0; i43 < size; i43++ {
+						var k44 string
+						k44, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Small.extra: %w", err)
 						}
 						off += n
-						m30[k32], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+						m42[k44], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Small.extra: %w", err)
 						}
 						off += n
 					}
-					p.Extra = m30
+					p.Extra = m42
 				}
 				continue
 			}
@@ -1060,13 +1116,13 @@ func (p *Small) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I64 {
 						return off, thrift.ElemTypeError("Small.ids (list)", et, thrift.I64)
 					}
-					l33 := make([]int64, size)
-					n, err = thrift.Compact.ReadI64Slice(b[off:], l33)
+					l45 := make([]int64, size)
+					n, err = thrift.Compact.ReadI64Slice(b[off:], l45)
 					if err != nil {
 						return off, fmt.Errorf("Small.ids: %w", err)
 					}
 					off += n
-					p.Ids = l33
+					p.Ids = l45
 				}
 				continue
 			}
@@ -1243,12 +1299,12 @@ func (p *Large) BLength() int {
 	l += len(p.Counts) * 4
 	l += len(p.Scores) * 8
 	l += len(p.Names) * 4
-	for _, v34 := range p.Names {
-		l += len(v34)
+	for _, v46 := range p.Names {
+		l += len(v46)
 	}
 	l += len(p.Index) * 16
-	for _, v35 := range p.Records {
-		l += v35.BLength()
+	for _, v47 := range p.Records {
+		l += v47.BLength()
 	}
 	l += len(p.Blob)
 	return l
@@ -1261,32 +1317,46 @@ func (p *Large) FastWrite(b []byte) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 1)
-	off += thrift.Binary.WriteI64(b[off:], p.RequestID)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 2)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(p.Ids))
+	w48 := (*[19]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w48[0:], thrift.I64, 1)
+	thrift.Binary.WriteI64(w48[3:], p.RequestID)
+	thrift.Binary.WriteFieldBegin(w48[11:], thrift.LIST, 2)
+	thrift.Binary.WriteListBegin(w48[14:], thrift.I64, len(p.Ids))
+	off += 19
 	off += thrift.Binary.WriteI64Slice(b[off:], p.Ids)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 3)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I32, len(p.Counts))
+	w49 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w49[0:], thrift.LIST, 3)
+	thrift.Binary.WriteListBegin(w49[3:], thrift.I32, len(p.Counts))
+	off += 8
 	off += thrift.Binary.WriteI32Slice(b[off:], p.Counts)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 4)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.DOUBLE, len(p.Scores))
+	w50 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w50[0:], thrift.LIST, 4)
+	thrift.Binary.WriteListBegin(w50[3:], thrift.DOUBLE, len(p.Scores))
+	off += 8
 	off += thrift.Binary.WriteDoubleSlice(b[off:], p.Scores)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 5)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRING, len(p.Names))
-	for _, v36 := range p.Names {
-		off += thrift.Binary.WriteString(b[off:], v36)
+	w51 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w51[0:], thrift.LIST, 5)
+	thrift.Binary.WriteListBegin(w51[3:], thrift.STRING, len(p.Names))
+	off += 8
+	for _, v52 := range p.Names {
+		off += thrift.Binary.WriteString(b[off:], v52)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 6)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.I64, thrift.I64, len(p.Index))
-	for k37, v38 := range p.Index {
-		off += thrift.Binary.WriteI64(b[off:], k37)
-		off += thrift.Binary.WriteI64(b[off:], v38)
+	w53 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w53[0:], thrift.MAP, 6)
+	thrift.Binary.WriteMapBegin(w53[3:], thrift.I64, thrift.I64, len(p.Index))
+	off += 9
+	for k54, v55 := range p.Index {
+		w56 := (*[16]byte)(b[off:])
+		thrift.Binary.WriteI64(w56[0:], k54)
+		thrift.Binary.WriteI64(w56[8:], v55)
+		off += 16
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 7)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRUCT, len(p.Records))
-	for _, v39 := range p.Records {
-		off += v39.FastWrite(b[off:])
+	w57 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w57[0:], thrift.LIST, 7)
+	thrift.Binary.WriteListBegin(w57[3:], thrift.STRUCT, len(p.Records))
+	off += 8
+	for _, v58 := range p.Records {
+		off += v58.FastWrite(b[off:])
 	}
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 8)
 	off += thrift.Binary.WriteBinary(b[off:], p.Blob)
@@ -1302,32 +1372,46 @@ func (p *Large) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 1)
-	off += thrift.Binary.WriteI64(b[off:], p.RequestID)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 2)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(p.Ids))
+	w59 := (*[19]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w59[0:], thrift.I64, 1)
+	thrift.Binary.WriteI64(w59[3:], p.RequestID)
+	thrift.Binary.WriteFieldBegin(w59[11:], thrift.LIST, 2)
+	thrift.Binary.WriteListBegin(w59[14:], thrift.I64, len(p.Ids))
+	off += 19
 	off += thrift.Binary.WriteI64Slice(b[off:], p.Ids)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 3)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I32, len(p.Counts))
+	w60 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w60[0:], thrift.LIST, 3)
+	thrift.Binary.WriteListBegin(w60[3:], thrift.I32, len(p.Counts))
+	off += 8
 	off += thrift.Binary.WriteI32Slice(b[off:], p.Counts)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 4)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.DOUBLE, len(p.Scores))
+	w61 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w61[0:], thrift.LIST, 4)
+	thrift.Binary.WriteListBegin(w61[3:], thrift.DOUBLE, len(p.Scores))
+	off += 8
 	off += thrift.Binary.WriteDoubleSlice(b[off:], p.Scores)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 5)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRING, len(p.Names))
-	for _, v40 := range p.Names {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, v40)
+	w62 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w62[0:], thrift.LIST, 5)
+	thrift.Binary.WriteListBegin(w62[3:], thrift.STRING, len(p.Names))
+	off += 8
+	for _, v63 := range p.Names {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, v63)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 6)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.I64, thrift.I64, len(p.Index))
-	for k41, v42 := range p.Index {
-		off += thrift.Binary.WriteI64(b[off:], k41)
-		off += thrift.Binary.WriteI64(b[off:], v42)
+	w64 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w64[0:], thrift.MAP, 6)
+	thrift.Binary.WriteMapBegin(w64[3:], thrift.I64, thrift.I64, len(p.Index))
+	off += 9
+	for k65, v66 := range p.Index {
+		w67 := (*[16]byte)(b[off:])
+		thrift.Binary.WriteI64(w67[0:], k65)
+		thrift.Binary.WriteI64(w67[8:], v66)
+		off += 16
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 7)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRUCT, len(p.Records))
-	for _, v43 := range p.Records {
-		off += v43.FastWriteNocopy(b[off:], w)
+	w68 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w68[0:], thrift.LIST, 7)
+	thrift.Binary.WriteListBegin(w68[3:], thrift.STRUCT, len(p.Records))
+	off += 8
+	for _, v69 := range p.Records {
+		off += v69.FastWriteNocopy(b[off:], w)
 	}
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 8)
 	off += thrift.Binary.WriteBinaryNocopy(b[off:], w, p.Blob)
@@ -1344,6 +1428,14 @@ func (p *Large) FastRead(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *Large) FastReadWhole(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
@@ -1386,13 +1478,13 @@ func (p *Large) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I64 {
 						return off, thrift.ElemTypeError("Large.ids (list)", et, thrift.I64)
 					}
-					l44 := make([]int64, size)
-					n, err = thrift.Binary.ReadI64Slice(b[off:], l44)
+					l70 := make([]int64, size)
+					n, err = thrift.Binary.ReadI64Slice(b[off:], l70)
 					if err != nil {
 						return off, fmt.Errorf("Large.ids: %w", err)
 					}
 					off += n
-					p.Ids = l44
+					p.Ids = l70
 				}
 				continue
 			}
@@ -1407,13 +1499,13 @@ func (p *Large) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I32 {
 						return off, thrift.ElemTypeError("Large.counts (list)", et, thrift.I32)
 					}
-					l45 := make([]int32, size)
-					n, err = thrift.Binary.ReadI32Slice(b[off:], l45)
+					l71 := make([]int32, size)
+					n, err = thrift.Binary.ReadI32Slice(b[off:], l71)
 					if err != nil {
 						return off, fmt.Errorf("Large.counts: %w", err)
 					}
 					off += n
-					p.Counts = l45
+					p.Counts = l71
 				}
 				continue
 			}
@@ -1428,13 +1520,13 @@ func (p *Large) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.DOUBLE {
 						return off, thrift.ElemTypeError("Large.scores (list)", et, thrift.DOUBLE)
 					}
-					l46 := make([]float64, size)
-					n, err = thrift.Binary.ReadDoubleSlice(b[off:], l46)
+					l72 := make([]float64, size)
+					n, err = thrift.Binary.ReadDoubleSlice(b[off:], l72)
 					if err != nil {
 						return off, fmt.Errorf("Large.scores: %w", err)
 					}
 					off += n
-					p.Scores = l46
+					p.Scores = l72
 				}
 				continue
 			}
@@ -1449,15 +1541,15 @@ func (p *Large) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Large.names (list)", et, thrift.STRING)
 					}
-					l47 := make([]string, size)
-					for i48 := range l47 {
-						l47[i48], n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					l73 := make([]string, size)
+					for i74 := range l73 {
+						l73[i74], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Large.names: %w", err)
 						}
 						off += n
 					}
-					p.Names = l47
+					p.Names = l73
 				}
 				continue
 			}
@@ -1475,21 +1567,21 @@ func (p *Large) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.I64 {
 						return off, thrift.ElemTypeError("Large.index (map value)", vt, thrift.I64)
 					}
-					m49 := make(map[int64]int64, size)
-					for i50 := 0; i50 < size; i50++ {
-						var k51 int64
-						k51, n, err = thrift.Binary.ReadI64(b[off:])
+					m75 := make(map[int64]int64, size)
+					for i76 := 0; i76 < size; i76++ {
+						var k77 int64
+						k77, n, err = thrift.Binary.ReadI64(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Large.index: %w", err)
 						}
 						off += n
-						m49[k51], n, err = thrift.Binary.ReadI64(b[off:])
+						m75[k77], n, err = thrift.Binary.ReadI64(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Large.index: %w", err)
 						}
 						off += n
 					}
-					p.Index = m49
+					p.Index = m75
 				}
 				continue
 			}
@@ -1504,18 +1596,18 @@ func (p *Large) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRUCT {
 						return off, thrift.ElemTypeError("Large.records (list)", et, thrift.STRUCT)
 					}
-					l52 := make([]*Record, size)
-					a54 := make([]Record, size)
-					for i53 := range l52 {
-						v55 := &a54[i53]
-						n, err = v55.FastReadDepth(b[off:], depth+1)
+					l78 := make([]*Record, size)
+					a80 := make([]Record, size)
+					for i79 := range l78 {
+						v81 := &a80[i79]
+						n, err = v81.FastReadDepth(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Large.records: %w", err)
 						}
 						off += n
-						l52[i53] = v55
+						l78[i79] = v81
 					}
-					p.Records = l52
+					p.Records = l78
 				}
 				continue
 			}
@@ -1552,17 +1644,17 @@ func (p *Large) BLengthCompact() int {
 	l += thrift.Compact.ListBeginLength(len(p.Scores))
 	l += len(p.Scores) * 8
 	l += thrift.Compact.ListBeginLength(len(p.Names))
-	for _, v56 := range p.Names {
-		l += thrift.Compact.StringLength(v56)
+	for _, v82 := range p.Names {
+		l += thrift.Compact.StringLength(v82)
 	}
 	l += thrift.Compact.MapBeginLength(len(p.Index))
-	for k57, v58 := range p.Index {
-		l += thrift.Compact.I64Length(k57)
-		l += thrift.Compact.I64Length(v58)
+	for k83, v84 := range p.Index {
+		l += thrift.Compact.I64Length(k83)
+		l += thrift.Compact.I64Length(v84)
 	}
 	l += thrift.Compact.ListBeginLength(len(p.Records))
-	for _, v59 := range p.Records {
-		l += v59.BLengthCompact()
+	for _, v85 := range p.Records {
+		l += v85.BLengthCompact()
 	}
 	l += thrift.Compact.BinaryLength(p.Blob)
 	return l
@@ -1588,19 +1680,19 @@ func (p *Large) FastWriteCompact(b []byte) int {
 	off += thrift.Compact.WriteDoubleSlice(b[off:], p.Scores)
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 5, 4)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.STRING, len(p.Names))
-	for _, v60 := range p.Names {
-		off += thrift.Compact.WriteString(b[off:], v60)
+	for _, v86 := range p.Names {
+		off += thrift.Compact.WriteString(b[off:], v86)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 6, 5)
 	off += thrift.Compact.WriteMapBegin(b[off:], thrift.I64, thrift.I64, len(p.Index))
-	for k61, v62 := range p.Index {
-		off += thrift.Compact.WriteI64(b[off:], k61)
-		off += thrift.Compact.WriteI64(b[off:], v62)
+	for k87, v88 := range p.Index {
+		off += thrift.Compact.WriteI64(b[off:], k87)
+		off += thrift.Compact.WriteI64(b[off:], v88)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 7, 6)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.STRUCT, len(p.Records))
-	for _, v63 := range p.Records {
-		off += v63.FastWriteCompact(b[off:])
+	for _, v89 := range p.Records {
+		off += v89.FastWriteCompact(b[off:])
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.STRING, 8, 7)
 	off += thrift.Compact.WriteBinary(b[off:], p.Blob)
@@ -1617,6 +1709,14 @@ func (p *Large) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *Large) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
@@ -1661,13 +1761,13 @@ func (p *Large) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I64 {
 						return off, thrift.ElemTypeError("Large.ids (list)", et, thrift.I64)
 					}
-					l64 := make([]int64, size)
-					n, err = thrift.Compact.ReadI64Slice(b[off:], l64)
+					l90 := make([]int64, size)
+					n, err = thrift.Compact.ReadI64Slice(b[off:], l90)
 					if err != nil {
 						return off, fmt.Errorf("Large.ids: %w", err)
 					}
 					off += n
-					p.Ids = l64
+					p.Ids = l90
 				}
 				continue
 			}
@@ -1682,13 +1782,13 @@ func (p *Large) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I32 {
 						return off, thrift.ElemTypeError("Large.counts (list)", et, thrift.I32)
 					}
-					l65 := make([]int32, size)
-					n, err = thrift.Compact.ReadI32Slice(b[off:], l65)
+					l91 := make([]int32, size)
+					n, err = thrift.Compact.ReadI32Slice(b[off:], l91)
 					if err != nil {
 						return off, fmt.Errorf("Large.counts: %w", err)
 					}
 					off += n
-					p.Counts = l65
+					p.Counts = l91
 				}
 				continue
 			}
@@ -1703,13 +1803,13 @@ func (p *Large) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.DOUBLE {
 						return off, thrift.ElemTypeError("Large.scores (list)", et, thrift.DOUBLE)
 					}
-					l66 := make([]float64, size)
-					n, err = thrift.Compact.ReadDoubleSlice(b[off:], l66)
+					l92 := make([]float64, size)
+					n, err = thrift.Compact.ReadDoubleSlice(b[off:], l92)
 					if err != nil {
 						return off, fmt.Errorf("Large.scores: %w", err)
 					}
 					off += n
-					p.Scores = l66
+					p.Scores = l92
 				}
 				continue
 			}
@@ -1724,15 +1824,15 @@ func (p *Large) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Large.names (list)", et, thrift.STRING)
 					}
-					l67 := make([]string, size)
-					for i68 := range l67 {
-						l67[i68], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					l93 := make([]string, size)
+					for i94 := range l93 {
+						l93[i94], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Large.names: %w", err)
 						}
 						off += n
 					}
-					p.Names = l67
+					p.Names = l93
 				}
 				continue
 			}
@@ -1750,21 +1850,21 @@ func (p *Large) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.I64 {
 						return off, thrift.ElemTypeError("Large.index (map value)", vt, thrift.I64)
 					}
-					m69 := make(map[int64]int64, size)
-					for i70 := 0; i70 < size; i70++ {
-						var k71 int64
-						k71, n, err = thrift.Compact.ReadI64(b[off:])
+					m95 := make(map[int64]int64, size)
+					for i96 := 0; i96 < size; i96++ {
+						var k97 int64
+						k97, n, err = thrift.Compact.ReadI64(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Large.index: %w", err)
 						}
 						off += n
-						m69[k71], n, err = thrift.Compact.ReadI64(b[off:])
+						m95[k97], n, err = thrift.Compact.ReadI64(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Large.index: %w", err)
 						}
 						off += n
 					}
-					p.Index = m69
+					p.Index = m95
 				}
 				continue
 			}
@@ -1779,18 +1879,18 @@ func (p *Large) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRUCT {
 						return off, thrift.ElemTypeError("Large.records (list)", et, thrift.STRUCT)
 					}
-					l72 := make([]*Record, size)
-					a74 := make([]Record, size)
-					for i73 := range l72 {
-						v75 := &a74[i73]
-						n, err = v75.FastReadDepthCompact(b[off:], depth+1)
+					l98 := make([]*Record, size)
+					a100 := make([]Record, size)
+					for i99 := range l98 {
+						v101 := &a100[i99]
+						n, err = v101.FastReadDepthCompact(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Large.records: %w", err)
 						}
 						off += n
-						l72[i73] = v75
+						l98[i99] = v101
 					}
-					p.Records = l72
+					p.Records = l98
 				}
 				continue
 			}
@@ -1926,9 +2026,11 @@ func (p *Price) FastWrite(b []byte) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 1)
-	off += thrift.Binary.WriteI64(b[off:], p.Cents)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 2)
+	w102 := (*[14]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w102[0:], thrift.I64, 1)
+	thrift.Binary.WriteI64(w102[3:], p.Cents)
+	thrift.Binary.WriteFieldBegin(w102[11:], thrift.STRING, 2)
+	off += 14
 	off += thrift.Binary.WriteString(b[off:], p.Currency)
 	off += thrift.Binary.WriteFieldStop(b[off:])
 	return off
@@ -1942,9 +2044,11 @@ func (p *Price) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 1)
-	off += thrift.Binary.WriteI64(b[off:], p.Cents)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 2)
+	w103 := (*[14]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w103[0:], thrift.I64, 1)
+	thrift.Binary.WriteI64(w103[3:], p.Cents)
+	thrift.Binary.WriteFieldBegin(w103[11:], thrift.STRING, 2)
+	off += 14
 	off += thrift.Binary.WriteStringNocopy(b[off:], w, p.Currency)
 	off += thrift.Binary.WriteFieldStop(b[off:])
 	return off
@@ -1959,6 +2063,14 @@ func (p *Price) FastRead(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *Price) FastReadWhole(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
@@ -2044,6 +2156,14 @@ func (p *Price) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *Price) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
@@ -2237,13 +2357,13 @@ func (p *Item) BLength() int {
 	l += len(p.Title)
 	l += p.Price.BLength()
 	l += len(p.Tags) * 4
-	for _, v76 := range p.Tags {
-		l += len(v76)
+	for _, v104 := range p.Tags {
+		l += len(v104)
 	}
 	l += len(p.Attrs) * 8
-	for k77, v78 := range p.Attrs {
-		l += len(k77)
-		l += len(v78)
+	for k105, v106 := range p.Attrs {
+		l += len(k105)
+		l += len(v106)
 	}
 	if p.Note != nil {
 		l += 7
@@ -2259,28 +2379,36 @@ func (p *Item) FastWrite(b []byte) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 1)
-	off += thrift.Binary.WriteI64(b[off:], p.ID)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 2)
+	w107 := (*[14]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w107[0:], thrift.I64, 1)
+	thrift.Binary.WriteI64(w107[3:], p.ID)
+	thrift.Binary.WriteFieldBegin(w107[11:], thrift.STRING, 2)
+	off += 14
 	off += thrift.Binary.WriteString(b[off:], p.Title)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 3)
-	off += thrift.Binary.WriteI32(b[off:], int32(p.Kind))
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRUCT, 4)
+	w108 := (*[10]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w108[0:], thrift.I32, 3)
+	thrift.Binary.WriteI32(w108[3:], int32(p.Kind))
+	thrift.Binary.WriteFieldBegin(w108[7:], thrift.STRUCT, 4)
+	off += 10
 	off += p.Price.FastWrite(b[off:])
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.DOUBLE, 5)
-	off += thrift.Binary.WriteDouble(b[off:], p.Score)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.BOOL, 6)
-	off += thrift.Binary.WriteBool(b[off:], p.Available)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 7)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRING, len(p.Tags))
-	for _, v79 := range p.Tags {
-		off += thrift.Binary.WriteString(b[off:], v79)
+	w109 := (*[23]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w109[0:], thrift.DOUBLE, 5)
+	thrift.Binary.WriteDouble(w109[3:], p.Score)
+	thrift.Binary.WriteFieldBegin(w109[11:], thrift.BOOL, 6)
+	thrift.Binary.WriteBool(w109[14:], p.Available)
+	thrift.Binary.WriteFieldBegin(w109[15:], thrift.LIST, 7)
+	thrift.Binary.WriteListBegin(w109[18:], thrift.STRING, len(p.Tags))
+	off += 23
+	for _, v110 := range p.Tags {
+		off += thrift.Binary.WriteString(b[off:], v110)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 8)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.Attrs))
-	for k80, v81 := range p.Attrs {
-		off += thrift.Binary.WriteString(b[off:], k80)
-		off += thrift.Binary.WriteString(b[off:], v81)
+	w111 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w111[0:], thrift.MAP, 8)
+	thrift.Binary.WriteMapBegin(w111[3:], thrift.STRING, thrift.STRING, len(p.Attrs))
+	off += 9
+	for k112, v113 := range p.Attrs {
+		off += thrift.Binary.WriteString(b[off:], k112)
+		off += thrift.Binary.WriteString(b[off:], v113)
 	}
 	if p.Note != nil {
 		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 9)
@@ -2298,28 +2426,36 @@ func (p *Item) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 1)
-	off += thrift.Binary.WriteI64(b[off:], p.ID)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 2)
+	w114 := (*[14]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w114[0:], thrift.I64, 1)
+	thrift.Binary.WriteI64(w114[3:], p.ID)
+	thrift.Binary.WriteFieldBegin(w114[11:], thrift.STRING, 2)
+	off += 14
 	off += thrift.Binary.WriteStringNocopy(b[off:], w, p.Title)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 3)
-	off += thrift.Binary.WriteI32(b[off:], int32(p.Kind))
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRUCT, 4)
+	w115 := (*[10]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w115[0:], thrift.I32, 3)
+	thrift.Binary.WriteI32(w115[3:], int32(p.Kind))
+	thrift.Binary.WriteFieldBegin(w115[7:], thrift.STRUCT, 4)
+	off += 10
 	off += p.Price.FastWriteNocopy(b[off:], w)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.DOUBLE, 5)
-	off += thrift.Binary.WriteDouble(b[off:], p.Score)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.BOOL, 6)
-	off += thrift.Binary.WriteBool(b[off:], p.Available)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 7)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRING, len(p.Tags))
-	for _, v82 := range p.Tags {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, v82)
+	w116 := (*[23]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w116[0:], thrift.DOUBLE, 5)
+	thrift.Binary.WriteDouble(w116[3:], p.Score)
+	thrift.Binary.WriteFieldBegin(w116[11:], thrift.BOOL, 6)
+	thrift.Binary.WriteBool(w116[14:], p.Available)
+	thrift.Binary.WriteFieldBegin(w116[15:], thrift.LIST, 7)
+	thrift.Binary.WriteListBegin(w116[18:], thrift.STRING, len(p.Tags))
+	off += 23
+	for _, v117 := range p.Tags {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, v117)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 8)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.Attrs))
-	for k83, v84 := range p.Attrs {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, k83)
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, v84)
+	w118 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w118[0:], thrift.MAP, 8)
+	thrift.Binary.WriteMapBegin(w118[3:], thrift.STRING, thrift.STRING, len(p.Attrs))
+	off += 9
+	for k119, v120 := range p.Attrs {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, k119)
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, v120)
 	}
 	if p.Note != nil {
 		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 9)
@@ -2338,6 +2474,14 @@ func (p *Item) FastRead(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *Item) FastReadWhole(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
@@ -2385,12 +2529,12 @@ func (p *Item) FastReadDepth(b []byte, depth int) (int, error) {
 			}
 		case 3:
 			if t == thrift.I32 {
-				v85, n, err := thrift.Binary.ReadI32(b[off:])
+				v121, n, err := thrift.Binary.ReadI32(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Item.kind: %w", err)
 				}
 				off += n
-				p.Kind = Kind(v85)
+				p.Kind = Kind(v121)
 				continue
 			}
 		case 4:
@@ -2398,14 +2542,14 @@ func (p *Item) FastReadDepth(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				v86 := &opt.f0000
-				v86.InitDefault()
-				n, err = v86.FastReadDepth(b[off:], depth+1)
+				v122 := &opt.f0000
+				v122.InitDefault()
+				n, err = v122.FastReadDepth(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("Item.price: %w", err)
 				}
 				off += n
-				p.Price = v86
+				p.Price = v122
 				continue
 			}
 		case 5:
@@ -2437,15 +2581,15 @@ func (p *Item) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Item.tags (list)", et, thrift.STRING)
 					}
-					l87 := make([]string, size)
-					for i88 := range l87 {
-						l87[i88], n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					l123 := make([]string, size)
+					for i124 := range l123 {
+						l123[i124], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Item.tags: %w", err)
 						}
 						off += n
 					}
-					p.Tags = l87
+					p.Tags = l123
 				}
 				continue
 			}
@@ -2463,21 +2607,21 @@ func (p *Item) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRING {
 						return off, thrift.ElemTypeError("Item.attrs (map value)", vt, thrift.STRING)
 					}
-					m89 := make(map[string]string, size)
-					for i90 := 0; i90 < size; i90++ {
-						var k91 string
-						k91, n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					m125 := make(map[string]string, size)
+					for i126 := 0; i126 < size; i126++ {
+						var k127 string
+						k127, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Item.attrs: %w", err)
 						}
 						off += n
-						m89[k91], n, err = thrift.Binary.ReadStringNocopy(b[off:])
+						m125[k127], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Item.attrs: %w", err)
 						}
 						off += n
 					}
-					p.Attrs = m89
+					p.Attrs = m125
 				}
 				continue
 			}
@@ -2515,13 +2659,13 @@ func (p *Item) BLengthCompact() int {
 	l += thrift.Compact.I32Length(int32(p.Kind))
 	l += p.Price.BLengthCompact()
 	l += thrift.Compact.ListBeginLength(len(p.Tags))
-	for _, v92 := range p.Tags {
-		l += thrift.Compact.StringLength(v92)
+	for _, v128 := range p.Tags {
+		l += thrift.Compact.StringLength(v128)
 	}
 	l += thrift.Compact.MapBeginLength(len(p.Attrs))
-	for k93, v94 := range p.Attrs {
-		l += thrift.Compact.StringLength(k93)
-		l += thrift.Compact.StringLength(v94)
+	for k129, v130 := range p.Attrs {
+		l += thrift.Compact.StringLength(k129)
+		l += thrift.Compact.StringLength(v130)
 	}
 	last := int16(8)
 	_ = last
@@ -2553,14 +2697,14 @@ func (p *Item) FastWriteCompact(b []byte) int {
 	off += thrift.Compact.WriteFieldBool(b[off:], 6, 5, p.Available)
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 7, 6)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.STRING, len(p.Tags))
-	for _, v95 := range p.Tags {
-		off += thrift.Compact.WriteString(b[off:], v95)
+	for _, v131 := range p.Tags {
+		off += thrift.Compact.WriteString(b[off:], v131)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 8, 7)
 	off += thrift.Compact.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.Attrs))
-	for k96, v97 := range p.Attrs {
-		off += thrift.Compact.WriteString(b[off:], k96)
-		off += thrift.Compact.WriteString(b[off:], v97)
+	for k132, v133 := range p.Attrs {
+		off += thrift.Compact.WriteString(b[off:], k132)
+		off += thrift.Compact.WriteString(b[off:], v133)
 	}
 	last := int16(8)
 	_ = last
@@ -2582,6 +2726,14 @@ func (p *Item) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *Item) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
@@ -2631,12 +2783,12 @@ func (p *Item) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			}
 		case 3:
 			if t == thrift.I32 {
-				v98, n, err := thrift.Compact.ReadI32(b[off:])
+				v134, n, err := thrift.Compact.ReadI32(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Item.kind: %w", err)
 				}
 				off += n
-				p.Kind = Kind(v98)
+				p.Kind = Kind(v134)
 				continue
 			}
 		case 4:
@@ -2644,14 +2796,14 @@ func (p *Item) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				v99 := &opt.f0000
-				v99.InitDefault()
-				n, err = v99.FastReadDepthCompact(b[off:], depth+1)
+				v135 := &opt.f0000
+				v135.InitDefault()
+				n, err = v135.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("Item.price: %w", err)
 				}
 				off += n
-				p.Price = v99
+				p.Price = v135
 				continue
 			}
 		case 5:
@@ -2687,15 +2839,15 @@ func (p *Item) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Item.tags (list)", et, thrift.STRING)
 					}
-					l100 := make([]string, size)
-					for i101 := range l100 {
-						l100[i101], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					l136 := make([]string, size)
+					for i137 := range l136 {
+						l136[i137], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Item.tags: %w", err)
 						}
 						off += n
 					}
-					p.Tags = l100
+					p.Tags = l136
 				}
 				continue
 			}
@@ -2713,21 +2865,21 @@ func (p *Item) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRING {
 						return off, thrift.ElemTypeError("Item.attrs (map value)", vt, thrift.STRING)
 					}
-					m102 := make(map[string]string, size)
-					for i103 := 0; i103 < size; i103++ {
-						var k104 string
-						k104, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					m138 := make(map[string]string, size)
+					for i139 := 0; i139 < size; i139++ {
+						var k140 string
+						k140, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Item.attrs: %w", err)
 						}
 						off += n
-						m102[k104], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+						m138[k140], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Item.attrs: %w", err)
 						}
 						off += n
 					}
-					p.Attrs = m102
+					p.Attrs = m138
 				}
 				continue
 			}
@@ -2924,17 +3076,17 @@ func (p *Maps) BLength() int {
 	l := 75
 	l += len(p.Caller)
 	l += len(p.Headers) * 8
-	for k105, v106 := range p.Headers {
-		l += len(k105)
-		l += len(v106)
+	for k141, v142 := range p.Headers {
+		l += len(k141)
+		l += len(v142)
 	}
 	l += len(p.Ids) * 8
-	for _, v107 := range p.Items {
-		l += v107.BLength()
+	for _, v143 := range p.Items {
+		l += v143.BLength()
 	}
 	l += len(p.Counters) * 12
-	for k108 := range p.Counters {
-		l += len(k108)
+	for k144 := range p.Counters {
+		l += len(k144)
 	}
 	l += len(p.Blob)
 	if p.Trace != nil {
@@ -2952,29 +3104,39 @@ func (p *Maps) FastWrite(b []byte) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 1)
-	off += thrift.Binary.WriteI64(b[off:], p.RequestID)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 2)
+	w146 := (*[14]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w146[0:], thrift.I64, 1)
+	thrift.Binary.WriteI64(w146[3:], p.RequestID)
+	thrift.Binary.WriteFieldBegin(w146[11:], thrift.STRING, 2)
+	off += 14
 	off += thrift.Binary.WriteString(b[off:], p.Caller)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 3)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.Headers))
-	for k110, v111 := range p.Headers {
-		off += thrift.Binary.WriteString(b[off:], k110)
-		off += thrift.Binary.WriteString(b[off:], v111)
+	w147 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w147[0:], thrift.MAP, 3)
+	thrift.Binary.WriteMapBegin(w147[3:], thrift.STRING, thrift.STRING, len(p.Headers))
+	off += 9
+	for k148, v149 := range p.Headers {
+		off += thrift.Binary.WriteString(b[off:], k148)
+		off += thrift.Binary.WriteString(b[off:], v149)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 4)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(p.Ids))
+	w150 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w150[0:], thrift.LIST, 4)
+	thrift.Binary.WriteListBegin(w150[3:], thrift.I64, len(p.Ids))
+	off += 8
 	off += thrift.Binary.WriteI64Slice(b[off:], p.Ids)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 5)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRUCT, len(p.Items))
-	for _, v112 := range p.Items {
-		off += v112.FastWrite(b[off:])
+	w151 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w151[0:], thrift.LIST, 5)
+	thrift.Binary.WriteListBegin(w151[3:], thrift.STRUCT, len(p.Items))
+	off += 8
+	for _, v152 := range p.Items {
+		off += v152.FastWrite(b[off:])
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 6)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.I64, len(p.Counters))
-	for k113, v114 := range p.Counters {
-		off += thrift.Binary.WriteString(b[off:], k113)
-		off += thrift.Binary.WriteI64(b[off:], v114)
+	w153 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w153[0:], thrift.MAP, 6)
+	thrift.Binary.WriteMapBegin(w153[3:], thrift.STRING, thrift.I64, len(p.Counters))
+	off += 9
+	for k154, v155 := range p.Counters {
+		off += thrift.Binary.WriteString(b[off:], k154)
+		off += thrift.Binary.WriteI64(b[off:], v155)
 	}
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 7)
 	off += thrift.Binary.WriteBinary(b[off:], p.Blob)
@@ -2982,10 +3144,12 @@ func (p *Maps) FastWrite(b []byte) int {
 		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 8)
 		off += thrift.Binary.WriteString(b[off:], *p.Trace)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 9)
-	off += thrift.Binary.WriteI32(b[off:], p.Page)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 10)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.DOUBLE, len(p.Weights))
+	w156 := (*[15]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w156[0:], thrift.I32, 9)
+	thrift.Binary.WriteI32(w156[3:], p.Page)
+	thrift.Binary.WriteFieldBegin(w156[7:], thrift.LIST, 10)
+	thrift.Binary.WriteListBegin(w156[10:], thrift.DOUBLE, len(p.Weights))
+	off += 15
 	off += thrift.Binary.WriteDoubleSlice(b[off:], p.Weights)
 	off += thrift.Binary.WriteFieldStop(b[off:])
 	return off
@@ -2999,29 +3163,39 @@ func (p *Maps) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I64, 1)
-	off += thrift.Binary.WriteI64(b[off:], p.RequestID)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 2)
+	w157 := (*[14]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w157[0:], thrift.I64, 1)
+	thrift.Binary.WriteI64(w157[3:], p.RequestID)
+	thrift.Binary.WriteFieldBegin(w157[11:], thrift.STRING, 2)
+	off += 14
 	off += thrift.Binary.WriteStringNocopy(b[off:], w, p.Caller)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 3)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.Headers))
-	for k115, v116 := range p.Headers {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, k115)
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, v116)
+	w158 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w158[0:], thrift.MAP, 3)
+	thrift.Binary.WriteMapBegin(w158[3:], thrift.STRING, thrift.STRING, len(p.Headers))
+	off += 9
+	for k159, v160 := range p.Headers {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, k159)
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, v160)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 4)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.I64, len(p.Ids))
+	w161 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w161[0:], thrift.LIST, 4)
+	thrift.Binary.WriteListBegin(w161[3:], thrift.I64, len(p.Ids))
+	off += 8
 	off += thrift.Binary.WriteI64Slice(b[off:], p.Ids)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 5)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.STRUCT, len(p.Items))
-	for _, v117 := range p.Items {
-		off += v117.FastWriteNocopy(b[off:], w)
+	w162 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w162[0:], thrift.LIST, 5)
+	thrift.Binary.WriteListBegin(w162[3:], thrift.STRUCT, len(p.Items))
+	off += 8
+	for _, v163 := range p.Items {
+		off += v163.FastWriteNocopy(b[off:], w)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.MAP, 6)
-	off += thrift.Binary.WriteMapBegin(b[off:], thrift.STRING, thrift.I64, len(p.Counters))
-	for k118, v119 := range p.Counters {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, k118)
-		off += thrift.Binary.WriteI64(b[off:], v119)
+	w164 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w164[0:], thrift.MAP, 6)
+	thrift.Binary.WriteMapBegin(w164[3:], thrift.STRING, thrift.I64, len(p.Counters))
+	off += 9
+	for k165, v166 := range p.Counters {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, k165)
+		off += thrift.Binary.WriteI64(b[off:], v166)
 	}
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 7)
 	off += thrift.Binary.WriteBinaryNocopy(b[off:], w, p.Blob)
@@ -3029,10 +3203,12 @@ func (p *Maps) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 8)
 		off += thrift.Binary.WriteStringNocopy(b[off:], w, *p.Trace)
 	}
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.I32, 9)
-	off += thrift.Binary.WriteI32(b[off:], p.Page)
-	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.LIST, 10)
-	off += thrift.Binary.WriteListBegin(b[off:], thrift.DOUBLE, len(p.Weights))
+	w167 := (*[15]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w167[0:], thrift.I32, 9)
+	thrift.Binary.WriteI32(w167[3:], p.Page)
+	thrift.Binary.WriteFieldBegin(w167[7:], thrift.LIST, 10)
+	thrift.Binary.WriteListBegin(w167[10:], thrift.DOUBLE, len(p.Weights))
+	off += 15
 	off += thrift.Binary.WriteDoubleSlice(b[off:], p.Weights)
 	off += thrift.Binary.WriteFieldStop(b[off:])
 	return off
@@ -3047,6 +3223,14 @@ func (p *Maps) FastRead(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *Maps) FastReadWhole(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
@@ -3101,21 +3285,21 @@ func (p *Maps) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRING {
 						return off, thrift.ElemTypeError("Maps.headers (map value)", vt, thrift.STRING)
 					}
-					m120 := make(map[string]string, size)
-					for i121 := 0; i121 < size; i121++ {
-						var k122 string
-						k122, n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					m168 := make(map[string]string, size)
+					for i169 := 0; i169 < size; i169++ {
+						var k170 string
+						k170, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Maps.headers: %w", err)
 						}
 						off += n
-						m120[k122], n, err = thrift.Binary.ReadStringNocopy(b[off:])
+						m168[k170], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Maps.headers: %w", err)
 						}
 						off += n
 					}
-					p.Headers = m120
+					p.Headers = m168
 				}
 				continue
 			}
@@ -3130,13 +3314,13 @@ func (p *Maps) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I64 {
 						return off, thrift.ElemTypeError("Maps.ids (list)", et, thrift.I64)
 					}
-					l123 := make([]int64, size)
-					n, err = thrift.Binary.ReadI64Slice(b[off:], l123)
+					l171 := make([]int64, size)
+					n, err = thrift.Binary.ReadI64Slice(b[off:], l171)
 					if err != nil {
 						return off, fmt.Errorf("Maps.ids: %w", err)
 					}
 					off += n
-					p.Ids = l123
+					p.Ids = l171
 				}
 				continue
 			}
@@ -3151,18 +3335,18 @@ func (p *Maps) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRUCT {
 						return off, thrift.ElemTypeError("Maps.items (list)", et, thrift.STRUCT)
 					}
-					l124 := make([]*Item, size)
-					a126 := make([]Item, size)
-					for i125 := range l124 {
-						v127 := &a126[i125]
-						n, err = v127.FastReadDepth(b[off:], depth+1)
+					l172 := make([]*Item, size)
+					a174 := make([]Item, size)
+					for i173 := range l172 {
+						v175 := &a174[i173]
+						n, err = v175.FastReadDepth(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Maps.items: %w", err)
 						}
 						off += n
-						l124[i125] = v127
+						l172[i173] = v175
 					}
-					p.Items = l124
+					p.Items = l172
 				}
 				continue
 			}
@@ -3180,21 +3364,21 @@ func (p *Maps) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.I64 {
 						return off, thrift.ElemTypeError("Maps.counters (map value)", vt, thrift.I64)
 					}
-					m128 := make(map[string]int64, size)
-					for i129 := 0; i129 < size; i129++ {
-						var k130 string
-						k130, n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					m176 := make(map[string]int64, size)
+					for i177 := 0; i177 < size; i177++ {
+						var k178 string
+						k178, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Maps.counters: %w", err)
 						}
 						off += n
-						m128[k130], n, err = thrift.Binary.ReadI64(b[off:])
+						m176[k178], n, err = thrift.Binary.ReadI64(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Maps.counters: %w", err)
 						}
 						off += n
 					}
-					p.Counters = m128
+					p.Counters = m176
 				}
 				continue
 			}
@@ -3209,13 +3393,13 @@ func (p *Maps) FastReadDepth(b []byte, depth int) (int, error) {
 			}
 		case 8:
 			if t == thrift.STRING {
-				v131, n, err := thrift.Binary.ReadStringNocopy(b[off:])
+				v179, n, err := thrift.Binary.ReadStringNocopy(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Maps.trace: %w", err)
 				}
 				off += n
-				tmp132 := v131
-				p.Trace = &tmp132
+				tmp180 := v179
+				p.Trace = &tmp180
 				continue
 			}
 		case 9:
@@ -3238,13 +3422,13 @@ func (p *Maps) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.DOUBLE {
 						return off, thrift.ElemTypeError("Maps.weights (list)", et, thrift.DOUBLE)
 					}
-					l133 := make([]float64, size)
-					n, err = thrift.Binary.ReadDoubleSlice(b[off:], l133)
+					l181 := make([]float64, size)
+					n, err = thrift.Binary.ReadDoubleSlice(b[off:], l181)
 					if err != nil {
 						return off, fmt.Errorf("Maps.weights: %w", err)
 					}
 					off += n
-					p.Weights = l133
+					p.Weights = l181
 				}
 				continue
 			}
@@ -3267,20 +3451,20 @@ func (p *Maps) BLengthCompact() int {
 	l += thrift.Compact.I64Length(p.RequestID)
 	l += thrift.Compact.StringLength(p.Caller)
 	l += thrift.Compact.MapBeginLength(len(p.Headers))
-	for k134, v135 := range p.Headers {
-		l += thrift.Compact.StringLength(k134)
-		l += thrift.Compact.StringLength(v135)
+	for k182, v183 := range p.Headers {
+		l += thrift.Compact.StringLength(k182)
+		l += thrift.Compact.StringLength(v183)
 	}
 	l += thrift.Compact.ListBeginLength(len(p.Ids))
 	l += thrift.Compact.I64SliceLength(p.Ids)
 	l += thrift.Compact.ListBeginLength(len(p.Items))
-	for _, v136 := range p.Items {
-		l += v136.BLengthCompact()
+	for _, v184 := range p.Items {
+		l += v184.BLengthCompact()
 	}
 	l += thrift.Compact.MapBeginLength(len(p.Counters))
-	for k137, v138 := range p.Counters {
-		l += thrift.Compact.StringLength(k137)
-		l += thrift.Compact.I64Length(v138)
+	for k185, v186 := range p.Counters {
+		l += thrift.Compact.StringLength(k185)
+		l += thrift.Compact.I64Length(v186)
 	}
 	l += thrift.Compact.BinaryLength(p.Blob)
 	last := int16(7)
@@ -3310,23 +3494,23 @@ func (p *Maps) FastWriteCompact(b []byte) int {
 	off += thrift.Compact.WriteString(b[off:], p.Caller)
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 3, 2)
 	off += thrift.Compact.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.Headers))
-	for k139, v140 := range p.Headers {
-		off += thrift.Compact.WriteString(b[off:], k139)
-		off += thrift.Compact.WriteString(b[off:], v140)
+	for k187, v188 := range p.Headers {
+		off += thrift.Compact.WriteString(b[off:], k187)
+		off += thrift.Compact.WriteString(b[off:], v188)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 4, 3)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.I64, len(p.Ids))
 	off += thrift.Compact.WriteI64Slice(b[off:], p.Ids)
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 5, 4)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.STRUCT, len(p.Items))
-	for _, v141 := range p.Items {
-		off += v141.FastWriteCompact(b[off:])
+	for _, v189 := range p.Items {
+		off += v189.FastWriteCompact(b[off:])
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 6, 5)
 	off += thrift.Compact.WriteMapBegin(b[off:], thrift.STRING, thrift.I64, len(p.Counters))
-	for k142, v143 := range p.Counters {
-		off += thrift.Compact.WriteString(b[off:], k142)
-		off += thrift.Compact.WriteI64(b[off:], v143)
+	for k190, v191 := range p.Counters {
+		off += thrift.Compact.WriteString(b[off:], k190)
+		off += thrift.Compact.WriteI64(b[off:], v191)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.STRING, 7, 6)
 	off += thrift.Compact.WriteBinary(b[off:], p.Blob)
@@ -3355,6 +3539,14 @@ func (p *Maps) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *Maps) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
@@ -3411,21 +3603,21 @@ func (p *Maps) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRING {
 						return off, thrift.ElemTypeError("Maps.headers (map value)", vt, thrift.STRING)
 					}
-					m144 := make(map[string]string, size)
-					for i145 := 0; i145 < size; i145++ {
-						var k146 string
-						k146, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					m192 := make(map[string]string, size)
+					for i193 := 0; i193 < size; i193++ {
+						var k194 string
+						k194, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Maps.headers: %w", err)
 						}
 						off += n
-						m144[k146], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+						m192[k194], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Maps.headers: %w", err)
 						}
 						off += n
 					}
-					p.Headers = m144
+					p.Headers = m192
 				}
 				continue
 			}
@@ -3440,13 +3632,13 @@ func (p *Maps) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I64 {
 						return off, thrift.ElemTypeError("Maps.ids (list)", et, thrift.I64)
 					}
-					l147 := make([]int64, size)
-					n, err = thrift.Compact.ReadI64Slice(b[off:], l147)
+					l195 := make([]int64, size)
+					n, err = thrift.Compact.ReadI64Slice(b[off:], l195)
 					if err != nil {
 						return off, fmt.Errorf("Maps.ids: %w", err)
 					}
 					off += n
-					p.Ids = l147
+					p.Ids = l195
 				}
 				continue
 			}
@@ -3461,18 +3653,18 @@ func (p *Maps) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRUCT {
 						return off, thrift.ElemTypeError("Maps.items (list)", et, thrift.STRUCT)
 					}
-					l148 := make([]*Item, size)
-					a150 := make([]Item, size)
-					for i149 := range l148 {
-						v151 := &a150[i149]
-						n, err = v151.FastReadDepthCompact(b[off:], depth+1)
+					l196 := make([]*Item, size)
+					a198 := make([]Item, size)
+					for i197 := range l196 {
+						v199 := &a198[i197]
+						n, err = v199.FastReadDepthCompact(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Maps.items: %w", err)
 						}
 						off += n
-						l148[i149] = v151
+						l196[i197] = v199
 					}
-					p.Items = l148
+					p.Items = l196
 				}
 				continue
 			}
@@ -3490,21 +3682,21 @@ func (p *Maps) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.I64 {
 						return off, thrift.ElemTypeError("Maps.counters (map value)", vt, thrift.I64)
 					}
-					m152 := make(map[string]int64, size)
-					for i153 := 0; i153 < size; i153++ {
-						var k154 string
-						k154, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					m200 := make(map[string]int64, size)
+					for i201 := 0; i201 < size; i201++ {
+						var k202 string
+						k202, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Maps.counters: %w", err)
 						}
 						off += n
-						m152[k154], n, err = thrift.Compact.ReadI64(b[off:])
+						m200[k202], n, err = thrift.Compact.ReadI64(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Maps.counters: %w", err)
 						}
 						off += n
 					}
-					p.Counters = m152
+					p.Counters = m200
 				}
 				continue
 			}
@@ -3519,13 +3711,13 @@ func (p *Maps) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			}
 		case 8:
 			if t == thrift.STRING {
-				v155, n, err := thrift.Compact.ReadStringNocopy(b[off:])
+				v203, n, err := thrift.Compact.ReadStringNocopy(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Maps.trace: %w", err)
 				}
 				off += n
-				tmp156 := v155
-				p.Trace = &tmp156
+				tmp204 := v203
+				p.Trace = &tmp204
 				continue
 			}
 		case 9:
@@ -3548,13 +3740,13 @@ func (p *Maps) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.DOUBLE {
 						return off, thrift.ElemTypeError("Maps.weights (list)", et, thrift.DOUBLE)
 					}
-					l157 := make([]float64, size)
-					n, err = thrift.Compact.ReadDoubleSlice(b[off:], l157)
+					l205 := make([]float64, size)
+					n, err = thrift.Compact.ReadDoubleSlice(b[off:], l205)
 					if err != nil {
 						return off, fmt.Errorf("Maps.weights: %w", err)
 					}
 					off += n
-					p.Weights = l157
+					p.Weights = l205
 				}
 				continue
 			}

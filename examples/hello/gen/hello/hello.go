@@ -110,6 +110,14 @@ func (p *EchoRequest) FastRead(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *EchoRequest) FastReadWhole(b []byte) (int, error) {
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
 // FastReadDepth is FastRead for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -192,6 +200,14 @@ func (p *EchoRequest) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *EchoRequest) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
@@ -339,6 +355,14 @@ func (p *EchoResponse) FastRead(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *EchoResponse) FastReadWhole(b []byte) (int, error) {
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
 // FastReadDepth is FastRead for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -421,6 +445,14 @@ func (p *EchoResponse) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *EchoResponse) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
@@ -573,6 +605,14 @@ func (p *InvalidName) FastRead(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *InvalidName) FastReadWhole(b []byte) (int, error) {
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
 // FastReadDepth is FastRead for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -655,6 +695,14 @@ func (p *InvalidName) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *InvalidName) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
@@ -796,6 +844,14 @@ func (p *HelloEchoArgs) FastRead(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *HelloEchoArgs) FastReadWhole(b []byte) (int, error) {
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
 // FastReadDepth is FastRead for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -868,6 +924,14 @@ func (p *HelloEchoArgs) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *HelloEchoArgs) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
@@ -1009,6 +1073,14 @@ func (p *HelloEchoResult) FastRead(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *HelloEchoResult) FastReadWhole(b []byte) (int, error) {
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
 // FastReadDepth is FastRead for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -1092,6 +1164,14 @@ func (p *HelloEchoResult) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *HelloEchoResult) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
@@ -1222,6 +1302,14 @@ func (p *HelloGreetArgs) FastRead(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *HelloGreetArgs) FastReadWhole(b []byte) (int, error) {
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
 // FastReadDepth is FastRead for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -1292,6 +1380,14 @@ func (p *HelloGreetArgs) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *HelloGreetArgs) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
@@ -1459,6 +1555,14 @@ func (p *HelloGreetResult) FastRead(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *HelloGreetResult) FastReadWhole(b []byte) (int, error) {
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
 // FastReadDepth is FastRead for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -1563,6 +1667,14 @@ func (p *HelloGreetResult) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *HelloGreetResult) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
@@ -1712,6 +1824,14 @@ func (p *HelloNotifyArgs) FastRead(b []byte) (int, error) {
 	return p.FastReadDepth(append([]byte(nil), b...), 1)
 }
 
+// FastReadWhole is FastRead for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.Unmarshal calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastRead makes on large inputs.
+func (p *HelloNotifyArgs) FastReadWhole(b []byte) (int, error) {
+	return p.FastReadDepth(append([]byte(nil), b...), 1)
+}
+
 // FastReadDepth is FastRead for a struct nested depth levels deep (1 for
 // the outermost); it fails past the codec's MaxDepth. It does not copy b:
 // strings and binaries read alias it, so b must stay alive and unchanged
@@ -1782,6 +1902,14 @@ func (p *HelloNotifyArgs) FastReadCompact(b []byte) (int, error) {
 			b = b[:n]
 		}
 	}
+	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
+}
+
+// FastReadWholeCompact is FastReadCompact for a b that holds p and nothing after it
+// worth keeping, such as a whole message payload (thrift.UnmarshalCompact calls it).
+// Its private copy is all of b, taken without the scan for p's end that
+// FastReadCompact makes on large inputs.
+func (p *HelloNotifyArgs) FastReadWholeCompact(b []byte) (int, error) {
 	return p.FastReadDepthCompact(append([]byte(nil), b...), 1)
 }
 
