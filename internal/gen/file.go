@@ -32,6 +32,10 @@ type fileGen struct {
 	field string
 	// nocopy makes writeValue emit the *Nocopy writers (FastWriteNocopy).
 	nocopy bool
+	// paramAvoid are names (beyond imports, keywords and predeclared ones)
+	// that method parameters must not take: package-level names the
+	// method bodies use.
+	paramAvoid map[string]bool
 }
 
 // chunk is a run of top-level declarations. Declarations whose layout

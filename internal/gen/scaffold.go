@@ -55,6 +55,9 @@ func Scaffold(f *thrift.File, service string, opt Options) ([]File, error) {
 	hg.p("// handler implements %s: fill in its methods.", iface)
 	hg.p("type handler struct{}")
 	hg.p("")
+	hg.p("// The compiler checks that handler implements every method.")
+	hg.p("var _ %s = (*handler)(nil)", iface)
+	hg.p("")
 	hg.p("// errNotImplemented is what the methods return until they are written.")
 	hg.p("var errNotImplemented = errors.New(\"not implemented\")")
 	hg.p("")
@@ -119,8 +122,10 @@ func Scaffold(f *thrift.File, service string, opt Options) ([]File, error) {
 // generated packages, whose local names imports and parameters avoid.
 func (g *generator) scaffoldFile(f *thrift.File, pkg *pkgInfo) *fileGen {
 	fg := &fileGen{g: g, f: f, pkg: pkg, buf: &bytes.Buffer{}, imports: map[string]string{}, aliases: reservedAliases()}
+	fg.paramAvoid = map[string]bool{}
 	for _, s := range []string{"flag", "log", "os", "signal", "syscall", "time", "main", "handler", "errNotImplemented", "addr", "sig", "cancel"} {
 		fg.aliases[s] = true
+		fg.paramAvoid[s] = true
 	}
 	return fg
 }

@@ -126,6 +126,10 @@ var sigLocals = map[string]bool{
 	"ctx": true, "opts": true, "r": true, "err": true, "call": true, "c": true,
 	"x": true, "h": true, "a": true, "res": true, "e": true, "v": true,
 	"ret": true, "handler": true, "args": true, "result": true, "ok": true,
+	// The glue's imports, avoided whether or not a file has them yet, so
+	// that a parameter has one name everywhere.
+	"context": true, "errors": true, "client": true, "server": true,
+	"thrift": true, "fmt": true,
 }
 
 // param is one argument of a generated method.
@@ -148,7 +152,7 @@ type methodSig struct {
 
 // sig returns the signature of fn as seen from this file. Types are
 // resolved first (which may add imports), so that parameter names can avoid
-// every import alias of the file.
+// every import of the file (and the glue's imports, which are reserved).
 func (fg *fileGen) sig(fn *thrift.Function) methodSig {
 	ss := fg.g.serviceStructs(fn)
 	ms := methodSig{fn: fn, name: methodGoName(fn), ss: ss, args: fg.qual(ss.args)}
@@ -167,9 +171,15 @@ func (fg *fileGen) sig(fn *thrift.Function) methodSig {
 		}
 	}
 	used := map[string]bool{}
+	for _, a := range fg.imports {
+		used[a] = true
+	}
+	for n := range fg.paramAvoid {
+		used[n] = true
+	}
 	for i, fl := range fn.Args {
 		n := lowerFirst(thrift.GoName(fl.Name))
-		for isGoKeyword(n) || predeclared[n] || sigLocals[n] || fg.aliases[n] || used[n] {
+		for isGoKeyword(n) || predeclared[n] || sigLocals[n] || used[n] {
 			n += "_"
 		}
 		used[n] = true
