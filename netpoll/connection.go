@@ -26,7 +26,7 @@ const (
 type connection struct {
 	op   fdOperator
 	loop *EventLoop // nil for dialed connections
-	ctx  context.Context
+	ctx  atomic.Pointer[context.Context] // from OnPrepare/OnConnect; nil means Background
 
 	in  buf.LinkBuffer // written by the poller, read by the handler
 	out buf.LinkBuffer // guarded by writeMu while flushing
@@ -71,7 +71,6 @@ func newConnection(fd int, loop *EventLoop, local, remote net.Addr) *connection 
 		local:    local,
 		remote:   remote,
 		inputCap: defaultInputCap,
-		ctx:      context.Background(),
 	}
 	c.op.fd = fd
 	c.op.conn = c
@@ -250,7 +249,7 @@ func (c *connection) process() {
 		seq := c.rseq.Load()
 		before := c.in.Len()
 		if before > 0 && c.state.Load() != stateClosed {
-			if err := onRequest(c.ctx, c); err != nil {
+			if err := onRequest(c.context(), c); err != nil {
 				c.closeWith(err)
 			}
 		}
@@ -780,4 +779,18 @@ func (c *connection) checkIdle() {
 	c.cbMu.Unlock()
 	err := error(&timeoutError{op: "idle connection"})
 	c.closeWith(err)
+}
+
+// context returns the connection's context (set by OnPrepare and OnConnect).
+func (c *connection) context() context.Context {
+	if p := c.ctx.Load(); p != nil {
+		return *p
+	}
+	return context.Background()
+}
+
+func (c *connection) setContext(ctx context.Context) {
+	if ctx != nil {
+		c.ctx.Store(&ctx)
+	}
 }

@@ -171,9 +171,7 @@ func (l *EventLoop) accepted(c *connection) error {
 	c.readTimeout.Store(int64(l.cfg.ReadTimeout))
 	c.writeTimeout.Store(int64(l.cfg.WriteTimeout))
 	if l.cfg.OnPrepare != nil {
-		if ctx := l.cfg.OnPrepare(c); ctx != nil {
-			c.ctx = ctx
-		}
+		c.setContext(l.cfg.OnPrepare(c))
 	}
 	l.mu.Lock()
 	if l.closed {
@@ -195,9 +193,7 @@ func (l *EventLoop) accepted(c *connection) error {
 	}
 	if l.cfg.OnConnect != nil {
 		l.pool.Go(func() {
-			if ctx := l.cfg.OnConnect(c.ctx, c); ctx != nil {
-				c.ctx = ctx
-			}
+			c.setContext(l.cfg.OnConnect(c.context(), c))
 			c.processing.Store(0)
 			if c.state.Load() != stateOpen {
 				c.finishHandlerIfClosed()
@@ -220,7 +216,7 @@ func (l *EventLoop) forget(c *connection) {
 // disconnected runs OnDisconnect for a connection that stopped being active.
 func (l *EventLoop) disconnected(c *connection) {
 	if f := l.cfg.OnDisconnect; f != nil {
-		l.pool.Go(func() { f(c.ctx, c) })
+		l.pool.Go(func() { f(c.context(), c) })
 	}
 }
 
