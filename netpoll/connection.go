@@ -25,7 +25,7 @@ const (
 // connection implements Connection. Lock order: writeMu, then cbMu.
 type connection struct {
 	op   fdOperator
-	loop *EventLoop // nil for dialed connections
+	loop *EventLoop                      // nil for dialed connections
 	ctx  atomic.Pointer[context.Context] // from OnPrepare/OnConnect; nil means Background
 
 	in  buf.LinkBuffer // written by the poller, read by the handler
