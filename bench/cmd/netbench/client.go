@@ -11,6 +11,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/petrel-rpc/petrel/bench/internal/hist"
 )
 
 // Lines the client child prints on stdout for the parent.
@@ -99,16 +101,16 @@ func runClient(o *options, stdin io.Reader, stdout, stderr io.Writer) error {
 		return errors.New("connections did not finish after the window")
 	}
 
-	var hist, lag histogram
+	var lat, lag hist.Histogram
 	res := clientResult{WindowNS: t1.Sub(t0).Nanoseconds()}
 	for _, w := range workers {
-		hist.merge(&w.hist)
-		lag.merge(&w.lag)
+		lat.Merge(&w.hist)
+		lag.Merge(&w.lag)
 		res.Requests += w.requests
 		res.Errors += w.errors
 	}
-	res.P50NS, res.P99NS, res.P999NS = hist.quantile(0.50), hist.quantile(0.99), hist.quantile(0.999)
-	res.LagP50NS, res.LagP99NS = lag.quantile(0.50), lag.quantile(0.99)
+	res.P50NS, res.P99NS, res.P999NS = lat.Quantile(0.50), lat.Quantile(0.99), lat.Quantile(0.999)
+	res.LagP50NS, res.LagP99NS = lag.Quantile(0.50), lag.Quantile(0.99)
 	b, err := json.Marshal(res)
 	if err != nil {
 		return err
@@ -133,8 +135,8 @@ type worker struct {
 	t0, t1     time.Time // the measured window
 	stderr     io.Writer
 
-	hist     histogram // latency of replies completed in the window
-	lag      histogram // send time minus scheduled time, in the window, when paced
+	hist     hist.Histogram // latency of replies completed in the window
+	lag      hist.Histogram // send time minus scheduled time, in the window, when paced
 	requests uint64
 	errors   uint64
 	logged   int // errors logged so far (a few are enough)
@@ -217,7 +219,7 @@ func (w *worker) run() {
 		}
 		sent := time.Now()
 		if w.paced && w.inWindow(sent) {
-			w.lag.record(sent.Sub(sched).Nanoseconds())
+			w.lag.Record(sent.Sub(sched).Nanoseconds())
 		}
 		err := w.roundTrip(conn, br, out, in, seq, sched)
 		seq += uint64(w.pipeline)
@@ -249,7 +251,7 @@ func (w *worker) roundTrip(conn net.Conn, br *bufio.Reader, out, in []byte, seq 
 			return fmt.Errorf("reply tail stamp %#x, want %#x", got, want)
 		}
 		if w.inWindow(now) {
-			w.hist.record(now.Sub(sched).Nanoseconds())
+			w.hist.Record(now.Sub(sched).Nanoseconds())
 			w.requests++
 		}
 	}

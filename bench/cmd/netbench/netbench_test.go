@@ -10,7 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/petrel-rpc/petrel/bench/internal/proc"
 )
 
 // The tests run netbench as a real program: with asMainEnv set, the test
@@ -25,52 +26,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func TestHistogramQuantiles(t *testing.T) {
-	var h histogram
-	for v := int64(1); v <= 100000; v++ {
-		h.record(v * 1000) // 1us .. 100ms
-	}
-	for _, q := range []float64{0.5, 0.9, 0.99, 0.999} {
-		got := float64(h.quantile(q))
-		want := q * 100000 * 1000
-		if math.Abs(got-want)/want > 0.005 {
-			t.Errorf("quantile(%v) = %v, want %v within 0.5%%", q, got, want)
-		}
-	}
-	var empty histogram
-	if got := empty.quantile(0.99); got != 0 {
-		t.Errorf("empty quantile = %d, want 0", got)
-	}
-}
-
-func TestHistogramBuckets(t *testing.T) {
-	prev := -1
-	for v := uint64(0); v < 1<<44; v = v + 1 + v/97 {
-		i := histIndex(v)
-		if i < prev {
-			t.Fatalf("histIndex(%d) = %d < histIndex of a smaller value %d", v, i, prev)
-		}
-		if i >= histBuckets {
-			t.Fatalf("histIndex(%d) = %d out of range", v, i)
-		}
-		prev = i
-		if mid := histValue(i); v > 0 && math.Abs(float64(mid)-float64(v))/float64(v) > 1.0/histSub {
-			t.Fatalf("value %d in bucket %d with midpoint %d: error over 1/%d", v, i, mid, histSub)
-		}
-	}
-	if got := histIndex(math.MaxUint64); got != histBuckets-1 {
-		t.Errorf("histIndex(max) = %d, want the last bucket %d", got, histBuckets-1)
-	}
-	var a, b histogram
-	a.record(10)
-	b.record(-5) // clamped to 0
-	b.record(1e6)
-	a.merge(&b)
-	if a.total != 3 || a.max != 1e6 || a.quantile(1) != 1e6 || a.quantile(0) != 0 {
-		t.Errorf("merged histogram: total %d max %d q1 %d q0 %d", a.total, a.max, a.quantile(1), a.quantile(0))
-	}
-}
-
 func TestParsePerf(t *testing.T) {
 	out := "Events enabled\nEvents disabled\n3429112,,raw_syscalls:sys_enter,1002038544,100.00,,\n"
 	if n, err := parsePerf(out); err != nil || n != 3429112 {
@@ -80,25 +35,6 @@ func TestParsePerf(t *testing.T) {
 		if n, err := parsePerf(bad); err == nil {
 			t.Errorf("parsePerf(%q) = %d, want an error", bad, n)
 		}
-	}
-}
-
-func TestCPUTime(t *testing.T) {
-	before, err := cpuTime(os.Getpid())
-	if err != nil {
-		t.Skipf("no /proc: %v", err)
-	}
-	for end := time.Now().Add(150 * time.Millisecond); time.Now().Before(end); {
-	}
-	after, err := cpuTime(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := after - before; d < 50*time.Millisecond {
-		t.Errorf("150ms of spinning counted as %v of CPU", d)
-	}
-	if tck := clockTicks(); tck == 0 {
-		t.Error("clockTicks = 0")
 	}
 }
 
@@ -264,5 +200,5 @@ func checkResult(t *testing.T, b []byte, impl string) {
 }
 
 func canPin() bool {
-	return runtime.GOOS == "linux" && allowedCPUs() >= 2
+	return runtime.GOOS == "linux" && proc.AllowedCPUs() >= 2
 }

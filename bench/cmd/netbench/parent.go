@@ -17,9 +17,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/petrel-rpc/petrel/bench/internal/proc"
 )
 
 // result is the one JSON object netbench prints. The keys and their order
@@ -39,53 +40,6 @@ type result struct {
 	Errors            uint64   `json:"errors"`
 	ServerCPUUSPerReq *float64 `json:"server_cpu_us_per_req"`
 	SyscallsPerReq    *float64 `json:"syscalls_per_req"`
-}
-
-// children tracks the processes the parent started so that every exit path
-// kills them (each leads its own process group).
-type children struct {
-	mu   sync.Mutex // guards pids
-	pids []int      // guarded by mu
-}
-
-func (c *children) add(pid int) {
-	c.mu.Lock()
-	c.pids = append(c.pids, pid)
-	c.mu.Unlock()
-}
-
-func (c *children) killAll() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, pid := range c.pids {
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-	}
-	c.pids = nil
-}
-
-func childEnv() []string {
-	env := make([]string, 0, len(os.Environ())+1)
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GOMAXPROCS=") {
-			env = append(env, kv)
-		}
-	}
-	return append(env, "GOMAXPROCS=1")
-}
-
-// lineReader delivers the lines a child prints on a channel, so that the
-// parent can wait for them with a time limit.
-func lineReader(r io.Reader) <-chan string {
-	ch := make(chan string, 16)
-	go func() {
-		defer close(ch)
-		s := bufio.NewScanner(r)
-		s.Buffer(make([]byte, 64<<10), 1<<20)
-		for s.Scan() {
-			ch <- s.Text()
-		}
-	}()
-	return ch
 }
 
 // runParent runs one measurement: server child, client child, sampling of
@@ -111,14 +65,14 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 	limit := o.warmup + o.duration + ioGrace + 60*time.Second
 	ctx, cancelLimit := context.WithTimeoutCause(ctx, limit, fmt.Errorf("the run took longer than %v", limit))
 	defer cancelLimit()
-	var kids children
-	defer kids.killAll()
+	var kids proc.Group
+	defer kids.KillAll()
 
 	// The server.
 	srv := exec.Command(exe, "-role", "server", "-impl", o.impl, "-size", strconv.Itoa(o.size))
-	srv.Env = childEnv()
+	srv.Env = proc.ChildEnv()
 	srv.Stderr = stderr
-	srv.SysProcAttr = childAttr()
+	srv.SysProcAttr = proc.ChildAttr()
 	srvIn, err := srv.StdinPipe()
 	if err != nil {
 		return err
@@ -127,14 +81,14 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := startPinned(srv, serverCPU); err != nil {
+	if err := proc.StartPinned(srv, serverCPU); err != nil {
 		return fmt.Errorf("starting the server: %w", err)
 	}
-	kids.add(srv.Process.Pid)
+	kids.Add(srv.Process.Pid)
 	srvExited := make(chan error, 1)
 	go func() { srvExited <- srv.Wait() }()
 	srvPid := srv.Process.Pid
-	srvLines := lineReader(srvOut)
+	srvLines := proc.Lines(srvOut)
 
 	var addr string
 	select {
@@ -164,9 +118,9 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 		"-size", strconv.Itoa(o.size), "-conns", strconv.Itoa(o.conns),
 		"-pipeline", strconv.Itoa(o.pipeline), "-rate", strconv.FormatFloat(o.rate, 'g', -1, 64),
 		"-warmup", o.warmup.String(), "-duration", o.duration.String())
-	cli.Env = childEnv()
+	cli.Env = proc.ChildEnv()
 	cli.Stderr = stderr
-	cli.SysProcAttr = childAttr()
+	cli.SysProcAttr = proc.ChildAttr()
 	cliIn, err := cli.StdinPipe()
 	if err != nil {
 		return err
@@ -176,14 +130,14 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := startPinned(cli, clientCPU); err != nil {
+	if err := proc.StartPinned(cli, clientCPU); err != nil {
 		return fmt.Errorf("starting the client: %w", err)
 	}
-	kids.add(cli.Process.Pid)
+	kids.Add(cli.Process.Pid)
 	cliPid := cli.Process.Pid
 	cliExited := make(chan error, 1)
 	go func() { cliExited <- cli.Wait() }()
-	cliLines := lineReader(cliOut)
+	cliLines := proc.Lines(cliOut)
 
 	next := func(want string, within time.Duration) (string, error) {
 		t := time.NewTimer(within)
@@ -209,7 +163,7 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 	// client is checked at the window's start only: at its end it may have
 	// exited. The server's threads are listed for the syscall count too.
 	checkThreads := func(when string, client bool) ([]string, error) {
-		tids, err := threads(srvPid, serverCPU)
+		tids, err := proc.Threads(srvPid, serverCPU)
 		if err != nil {
 			return nil, fmt.Errorf("server %s: %w", when, err)
 		}
@@ -220,7 +174,7 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 			logf("pinning verified %s: server %d threads on CPU %d", when, len(tids), serverCPU)
 			return tids, nil
 		}
-		ctids, err := threads(cliPid, clientCPU)
+		ctids, err := proc.Threads(cliPid, clientCPU)
 		if err != nil {
 			return nil, fmt.Errorf("client %s: %w", when, err)
 		}
@@ -231,7 +185,7 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 	if _, err := next(markStart, o.warmup+30*time.Second); err != nil {
 		return err
 	}
-	cpu0, cpuErr := cpuTime(srvPid)
+	cpu0, cpuErr := proc.CPUTime(srvPid)
 	tids0, err := checkThreads("at window start", true)
 	if err != nil {
 		return err
@@ -254,7 +208,7 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 			logf("perf unavailable, syscalls_per_req will be null: %v", err)
 			perf = nil
 		} else {
-			kids.add(perf.cmd.Process.Pid)
+			kids.Add(perf.cmd.Process.Pid)
 			if err := perf.command("enable", 5*time.Second); err != nil {
 				logf("%v; syscalls_per_req will be null", err)
 				perf.kill()
@@ -275,7 +229,7 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 		}
 		perfOff = time.Now()
 	}
-	cpu1, err := cpuTime(srvPid)
+	cpu1, err := proc.CPUTime(srvPid)
 	if cpuErr == nil {
 		cpuErr = err
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/petrel-rpc/petrel/bench/internal/proc"
 )
 
 // perfEvent is the tracepoint hit on entry to every syscall.
@@ -47,7 +49,7 @@ func startPerf(pid int) (*perfCounter, error) {
 	p.cmd = exec.Command(path, "stat", "-x,", "-e", perfEvent, "-D", "-1", "--control", "fd:3,4", "-p", strconv.Itoa(pid))
 	p.cmd.ExtraFiles = []*os.File{ctlR, ackW} // fds 3 and 4
 	p.cmd.Stderr = &p.out
-	p.cmd.SysProcAttr = childAttr()
+	p.cmd.SysProcAttr = proc.ChildAttr()
 	err = p.cmd.Start()
 	_ = ctlR.Close()
 	_ = ackW.Close()

@@ -1,4 +1,4 @@
-package main
+package proc
 
 import (
 	"encoding/binary"
@@ -9,10 +9,10 @@ import (
 	"time"
 )
 
-// cpuTime returns the user plus system CPU time of every thread of process
+// CPUTime returns the user plus system CPU time of every thread of process
 // pid so far: fields 14 (utime) and 15 (stime) of /proc/PID/stat, in clock
 // ticks.
-func cpuTime(pid int) (time.Duration, error) {
+func CPUTime(pid int) (time.Duration, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, err
@@ -32,13 +32,13 @@ func cpuTime(pid int) (time.Duration, error) {
 	if err1 != nil || err2 != nil {
 		return 0, fmt.Errorf("/proc/%d/stat: bad utime %q or stime %q", pid, f[11], f[12])
 	}
-	return time.Duration(utime+stime) * time.Second / time.Duration(clockTicks()), nil
+	return time.Duration(utime+stime) * time.Second / time.Duration(ClockTicks()), nil
 }
 
-// clockTicks is sysconf(_SC_CLK_TCK), which the kernel passes to every
+// ClockTicks is sysconf(_SC_CLK_TCK), which the kernel passes to every
 // process in its auxiliary vector as AT_CLKTCK (read here as the 64-bit
 // entries of 64-bit platforms); 100 if that cannot be read.
-func clockTicks() uint64 {
+func ClockTicks() uint64 {
 	const atClkTck = 17
 	b, err := os.ReadFile("/proc/self/auxv")
 	if err != nil {

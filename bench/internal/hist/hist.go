@@ -1,15 +1,19 @@
-package main
+// Package hist is the latency histogram of the benchmark commands
+// (cmd/netbench, cmd/rpcbench): log-linear buckets in nanoseconds, one
+// histogram per load-generating goroutine, merged at the end.
+package hist
 
 import "math/bits"
 
-// histogram counts latencies in nanoseconds in log-linear buckets: values
+// Histogram counts latencies in nanoseconds in log-linear buckets: values
 // below 2*histSub are exact; above, each power of two is split into histSub
 // buckets, so a bucket's midpoint is within 1/(2*histSub), about 0.4%, of any value
 // in it. It is not safe for concurrent use; each client connection owns one
 // and they are merged at the end.
-type histogram struct {
+type Histogram struct {
 	counts [histBuckets]uint64
 	total  uint64
+	sum    uint64 // of the recorded values, for Mean
 	max    uint64
 }
 
@@ -42,31 +46,35 @@ func histValue(i int) uint64 {
 	return low + (uint64(1)<<uint(shift))/2
 }
 
-func (h *histogram) record(ns int64) {
+// Record adds one latency of ns nanoseconds (negative counts as 0).
+func (h *Histogram) Record(ns int64) {
 	if ns < 0 {
 		ns = 0
 	}
 	v := uint64(ns)
 	h.counts[histIndex(v)]++
 	h.total++
+	h.sum += v
 	if v > h.max {
 		h.max = v
 	}
 }
 
-func (h *histogram) merge(o *histogram) {
+// Merge adds the counts of o to h.
+func (h *Histogram) Merge(o *Histogram) {
 	for i, c := range o.counts {
 		h.counts[i] += c
 	}
 	h.total += o.total
+	h.sum += o.sum
 	if o.max > h.max {
 		h.max = o.max
 	}
 }
 
-// quantile returns the latency in ns below or at which a fraction q of the
+// Quantile returns the latency in ns below or at which a fraction q of the
 // recorded values lie (0 when nothing was recorded).
-func (h *histogram) quantile(q float64) uint64 {
+func (h *Histogram) Quantile(q float64) uint64 {
 	if h.total == 0 {
 		return 0
 	}
@@ -89,4 +97,18 @@ func (h *histogram) quantile(q float64) uint64 {
 		}
 	}
 	return h.max
+}
+
+// Total is the number of values recorded.
+func (h *Histogram) Total() uint64 { return h.total }
+
+// Max is the largest value recorded, in nanoseconds.
+func (h *Histogram) Max() uint64 { return h.max }
+
+// Mean is the mean of the recorded values in nanoseconds (0 when empty).
+func (h *Histogram) Mean() float64 {
+	if h.total == 0 {
+		return 0
+	}
+	return float64(h.sum) / float64(h.total)
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package proc
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// startPinned starts cmd with every thread of the new process allowed only on
+// StartPinned starts cmd with every thread of the new process allowed only on
 // cpu (cpu < 0: not pinned).
 //
 // A Linux thread inherits the CPU affinity of the thread that creates it, and
@@ -27,7 +27,7 @@ import (
 // start, or from its own main, would leave). The thread stays alive after
 // UnlockOSThread, which matters because Pdeathsig is tied to the thread that
 // forked.
-func startPinned(cmd *exec.Cmd, cpu int) error {
+func StartPinned(cmd *exec.Cmd, cpu int) error {
 	if cpu < 0 {
 		return cmd.Start()
 	}
@@ -51,10 +51,10 @@ func startPinned(cmd *exec.Cmd, cpu int) error {
 	return startErr
 }
 
-// threads lists the thread ids of process pid and, when cpu >= 0, checks
+// Threads lists the thread ids of process pid and, when cpu >= 0, checks
 // that the Cpus_allowed_list of every one is exactly cpu, returning an error
 // naming the first thread allowed elsewhere.
-func threads(pid, cpu int) ([]string, error) {
+func Threads(pid, cpu int) ([]string, error) {
 	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
 	if err != nil || len(tasks) == 0 {
 		return nil, fmt.Errorf("listing threads of pid %d: no /proc/%d/task", pid, pid)
@@ -82,14 +82,14 @@ func threads(pid, cpu int) ([]string, error) {
 	return tids, nil
 }
 
-// childAttr puts a child in its own process group (so the parent can kill it
+// ChildAttr puts a child in its own process group (so the parent can kill it
 // and everything it started) and kills it when the parent thread dies.
-func childAttr() *syscall.SysProcAttr {
+func ChildAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
-// allowedCPUs is the number of CPUs this process may run on.
-func allowedCPUs() int {
+// AllowedCPUs is the number of CPUs this process may run on.
+func AllowedCPUs() int {
 	var set unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &set); err != nil {
 		return 0
