@@ -37,3 +37,15 @@ func DecodeReply(typ thrift.MessageType, body []byte, result thrift.FastCodec, s
 	h := &transport.Header{Protocol: transport.TTHeader, StrInfo: strInfo}
 	return decodeReply(typ, body, result, h)
 }
+
+// MuxWrites returns the requests written and the flushes done by the live
+// multiplexed connections.
+func MuxWrites(c *Client) (sends, flushes int64) {
+	c.mux.mu.RLock()
+	defer c.mux.mu.RUnlock()
+	for mc := range c.mux.live {
+		sends += mc.sends.Load()
+		flushes += mc.flushes.Load()
+	}
+	return sends, flushes
+}

@@ -57,6 +57,11 @@ func TestMuxConcurrentCallersGetTheirOwnReplies(t *testing.T) {
 	if n := srv.requests.Load(); n != callers*calls {
 		t.Fatalf("the server read %d requests, want %d", n, callers*calls)
 	}
+	sends, flushes := client.MuxWrites(c)
+	t.Logf("%d requests written with %d flushes", sends, flushes)
+	if sends != callers*calls || flushes >= sends {
+		t.Fatalf("%d requests written with %d flushes: concurrent writes were not batched", sends, flushes)
+	}
 }
 
 // TestMuxResetFailsOnlyTheCallsOnThatConnection: the server resets one of

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 	"testing"
+
+	"github.com/petrel-rpc/petrel/client"
 )
 
 // BenchmarkMuxConnections compares mux pool sizes with 64 concurrent
@@ -25,6 +27,9 @@ func BenchmarkMuxConnections(b *testing.B) {
 					}
 				}
 			})
+			if sends, flushes := client.MuxWrites(c); flushes > 0 {
+				b.ReportMetric(float64(sends)/float64(flushes), "req/flush")
+			}
 		})
 	}
 }

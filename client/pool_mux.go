@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -150,9 +151,12 @@ type muxConn struct {
 	queued atomic.Int32 // writers waiting for wmu
 	wmu    sync.Mutex   // guards the connection's Writer side
 
-	mu      sync.Mutex
-	pending map[int32]*muxCall // calls waiting for a reply; guarded by mu
-	err     error              // why the connection stopped; guarded by mu
+	sends, flushes atomic.Int64 // requests written and flushes done (tests read them)
+
+	mu       sync.Mutex
+	pending  map[int32]*muxCall // calls waiting for a reply; guarded by mu
+	inflight atomic.Int32       // len(pending), stored under mu, read without it
+	err      error              // why the connection stopped; guarded by mu
 	// draining: no new calls (the server asked to drop the connection, or
 	// it failed); written under mu, read without it by usable.
 	draining atomic.Bool
@@ -189,6 +193,7 @@ func (mc *muxConn) register(call *muxCall) error {
 		return errRetry
 	}
 	mc.pending[call.seq] = call
+	mc.inflight.Store(int32(len(mc.pending)))
 	return nil
 }
 
@@ -202,6 +207,7 @@ func (mc *muxConn) unregister(call *muxCall) bool {
 		return false
 	}
 	delete(mc.pending, call.seq)
+	mc.inflight.Store(int32(len(mc.pending)))
 	idle := mc.draining.Load() && len(mc.pending) == 0
 	mc.mu.Unlock()
 	if idle {
@@ -228,7 +234,15 @@ func (mc *muxConn) send(h *transport.Header, method string, typ thrift.MessageTy
 		mc.wmu.Unlock()
 		return rpcerr.Wrap(rpcerr.Protocol, err, "encoding the request")
 	}
+	mc.sends.Add(1)
+	if mc.queued.Load() == 0 && mc.inflight.Load() > 1 {
+		// Other calls are in flight: let those about to write (their
+		// callers just woken by a reply) queue behind us, so that one
+		// flush carries their frames too. A lone caller does not wait.
+		runtime.Gosched()
+	}
 	if mc.queued.Load() == 0 {
+		mc.flushes.Add(1)
 		if err = w.Flush(); err != nil {
 			mc.wmu.Unlock()
 			mc.shutdown(err)
@@ -256,6 +270,7 @@ func (mc *muxConn) readLoop() {
 		call := mc.pending[seq]
 		if call != nil {
 			delete(mc.pending, seq)
+			mc.inflight.Store(int32(len(mc.pending)))
 		}
 		mc.mu.Unlock()
 		drop := serverAsksDrop(&mc.rhdr)
@@ -304,6 +319,7 @@ func (mc *muxConn) shutdown(cause error) {
 	pending := mc.pending
 	if len(pending) > 0 {
 		mc.pending = make(map[int32]*muxCall)
+		mc.inflight.Store(0)
 	}
 	mc.mu.Unlock()
 	mc.conn.Close()
