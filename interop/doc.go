@@ -1,6 +1,10 @@
 // Package interop checks that Petrel speaks Apache Thrift's wire formats:
 // code that `petrel gen` generates and code that the Apache Thrift compiler
-// generates read each other's binary and compact bytes.
+// generates read each other's binary and compact bytes, and Petrel's client
+// and server call Apache Thrift's server and client (rpc_test.go: Framed and
+// Buffered transports, declared exceptions, oneway calls, application
+// exceptions), with a Petrel-to-Petrel TTHeader test of metainfo and business
+// status errors through the same generated service.
 //
 // The module has its own go.mod so that Apache Thrift never becomes a
 // dependency of Petrel itself. The IDL is in idl/; the Petrel side of it is
