@@ -43,6 +43,8 @@ type connection struct {
 	dialing    atomic.Bool           // connect in progress: events only wake the dialer
 	lastRead   atomic.Int64          // poller clock at the last read (UnixNano)
 
+	rtimer       *time.Timer  // the reader's deadline timer, reused; reader goroutine only
+	wtimer       *time.Timer  // the flusher's deadline timer, reused; guarded by writeMu
 	readTimeout  atomic.Int64 // time.Duration
 	writeTimeout atomic.Int64 // time.Duration
 	readDeadline atomic.Int64 // UnixNano; 0 none
@@ -331,23 +333,23 @@ func (c *connection) waitRead(n int) error {
 }
 
 func (c *connection) waitReadSlow(n int) error {
-	deadline := c.readDeadlineFor()
-	var timer *time.Timer
-	var timeout <-chan time.Time
-	if deadline != 0 {
-		d := time.Duration(deadline - time.Now().UnixNano())
-		if d <= 0 {
-			return errReadTimeout
-		}
-		timer = time.NewTimer(d)
-		defer timer.Stop()
-		timeout = timer.C
-	}
 	c.waitN.Store(int64(n))
 	defer c.waitN.CompareAndSwap(int64(n), 0)
 	if c.paused.Load() {
 		c.resumeReading() // a frame larger than the cap must still arrive
 	}
+	// The read timeout runs from the start of the wait; the deadline may be
+	// moved by SetReadDeadline while we wait, so it is read on every turn.
+	var timeoutAt int64
+	if t := c.readTimeout.Load(); t > 0 {
+		timeoutAt = time.Now().UnixNano() + t
+	}
+	var armed int64 // the deadline rtimer is set for; 0 when stopped
+	defer func() {
+		if armed != 0 {
+			c.rtimer.Stop()
+		}
+	}()
 	for c.in.Len() < n {
 		switch c.state.Load() {
 		case stateClosed:
@@ -357,13 +359,34 @@ func (c *connection) waitReadSlow(n int) error {
 				return c.errClosed()
 			}
 		}
+		dl := c.readDeadline.Load()
+		if timeoutAt != 0 && (dl == 0 || timeoutAt < dl) {
+			dl = timeoutAt
+		}
+		var fire <-chan time.Time
+		if dl != 0 {
+			now := time.Now().UnixNano()
+			if now >= dl {
+				if c.in.Len() >= n {
+					return nil
+				}
+				return errReadTimeout
+			}
+			if c.rtimer == nil {
+				c.rtimer = time.NewTimer(time.Duration(dl - now))
+			} else if dl != armed {
+				c.rtimer.Reset(time.Duration(dl - now))
+			}
+			armed = dl
+			fire = c.rtimer.C
+		} else if armed != 0 {
+			c.rtimer.Stop()
+			armed = 0
+		}
 		select {
 		case <-c.readCh:
-		case <-timeout:
-			if c.in.Len() >= n {
-				return nil
-			}
-			return errReadTimeout
+		case <-fire:
+			armed = 0
 		}
 	}
 	return nil
@@ -456,10 +479,15 @@ func (c *connection) Slice(n int) (buf.Reader, error) {
 	return c.in.Slice(n)
 }
 
-// Release gives back the memory of the input read so far.
+// Release gives back the memory of the input read so far (all of it once the
+// input is drained or the connection is closed).
 func (c *connection) Release() error {
 	if c.in.Len() == 0 {
 		c.releaseInput()
+		return nil
+	}
+	if c.state.Load() == stateClosed {
+		c.dropInput()
 		return nil
 	}
 	return c.in.Release()
@@ -587,9 +615,13 @@ func (c *connection) waitWritable() error {
 		if d <= 0 {
 			return errWriteTimeout
 		}
-		t := time.NewTimer(d)
-		defer t.Stop()
-		timeout = t.C
+		if c.wtimer == nil {
+			c.wtimer = time.NewTimer(d)
+		} else {
+			c.wtimer.Reset(d)
+		}
+		defer c.wtimer.Stop()
+		timeout = c.wtimer.C
 	}
 	select {
 	case <-c.writeCh:
@@ -608,10 +640,14 @@ func (c *connection) waitWritable() error {
 // it.
 func (c *connection) IsActive() bool { return c.state.Load() == stateOpen }
 
-// Close closes the connection; it is safe to call more than once.
+// Close closes the connection; it is safe to call more than once. Another
+// goroutine blocked reading it returns an error.
 func (c *connection) Close() error {
 	c.closeWith(nil)
-	if c.processing.CompareAndSwap(0, 1) {
+	// A handler-driven connection gives back its input when no handler holds
+	// it. A dialed connection's reader may be running now: its input goes back
+	// at the reader's next Release.
+	if c.loop != nil && c.loop.cfg.OnRequest != nil && c.processing.CompareAndSwap(0, 1) {
 		c.dropInput()
 		c.processing.Store(0)
 	}

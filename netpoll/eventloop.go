@@ -64,20 +64,20 @@ func (l *EventLoop) Serve(ln net.Listener) error {
 	if err != nil {
 		return err
 	}
-	l.mu.Lock()
-	if l.closed {
-		l.mu.Unlock()
-		return ErrLoopClosed
-	}
-	l.listeners[lis] = struct{}{}
-	l.mu.Unlock()
 	if err := defaultManager.register(&lis.op, wantRead); err != nil {
-		l.mu.Lock()
-		delete(l.listeners, lis)
-		l.mu.Unlock()
 		closeFD(lis.op.fd)
 		return err
 	}
+	// Publish the listener only once it is registered, so that Shutdown sees
+	// it complete.
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		lis.stop()
+		return nil // shut down before it started: nothing to serve
+	}
+	l.listeners[lis] = struct{}{}
+	l.mu.Unlock()
 	select {
 	case <-l.done:
 		return nil

@@ -616,3 +616,78 @@ func byteSize(n int) string {
 	}
 	return s + "B"
 }
+
+func TestDeadlineSetWhileBlockedApplies(t *testing.T) {
+	_, addr := serve(t, netpoll.Config{OnRequest: func(context.Context, netpoll.Connection) error { return nil }})
+	c, err := netpoll.DialConnection("tcp", addr, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		c.SetReadDeadline(time.Now()) // interrupts the blocked read
+	}()
+	start := time.Now()
+	if _, err := c.Reader().Next(1); !netpoll.IsTimeout(err) {
+		t.Fatalf("blocked read after its deadline was moved: %v, want a timeout", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("the moved deadline took %v to apply", d)
+	}
+	c.SetReadDeadline(time.Time{})
+	// Close from another goroutine also ends a blocked read.
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		c.Close()
+	}()
+	if _, err := c.Reader().Next(1); !errors.Is(err, netpoll.ErrConnClosed) {
+		t.Fatalf("blocked read after Close: %v, want ErrConnClosed", err)
+	}
+}
+
+func TestServeThenShutdownAtOnce(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		loop, _ := netpoll.NewEventLoop(netpoll.Config{OnRequest: echo})
+		done := make(chan error, 1)
+		go func() { done <- loop.Serve(ln) }()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		if err := loop.Shutdown(ctx); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		if err := <-done; err != nil && !errors.Is(err, netpoll.ErrLoopClosed) {
+			t.Fatalf("Serve: %v", err)
+		}
+	}
+}
+
+// BenchmarkEchoRoundTripWithTimeout: the read timeout's timer is reused, so a
+// round trip with deadlines still allocates nothing.
+func BenchmarkEchoRoundTripWithTimeout(b *testing.B) {
+	_, addr := serve(b, netpoll.Config{OnRequest: echo})
+	c, err := netpoll.DialConnection("tcp", addr, time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	c.SetReadTimeout(time.Second)
+	c.SetWriteTimeout(time.Second)
+	r, w := c.Reader(), c.Writer()
+	b.ReportAllocs()
+	for b.Loop() {
+		p, _ := w.Malloc(512)
+		p[0] = 1
+		if err := w.Flush(); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.Next(512); err != nil {
+			b.Fatal(err)
+		}
+		r.Release()
+	}
+}
