@@ -26,3 +26,5 @@ gen() { # gen IDL OUTDIR IMPORTPREFIX
 }
 
 gen thrift/idl/payload.thrift thrift/gen-apache github.com/petrel-rpc/petrel/bench/thrift/gen-apache
+# The Apache side of cmd/rpcbench's echo service.
+gen rpc/echo.thrift rpc/gen-apache github.com/petrel-rpc/petrel/bench/rpc/gen-apache

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/petrel-rpc/petrel/bench/internal/hist"
+)
+
+// Lines the client child prints on stdout for the parent.
+const (
+	markStart  = "start"   // the measured window begins now
+	markEnd    = "end"     // the measured window ended now
+	markResult = "result " // followed by a clientResult in JSON
+)
+
+// clientResult is what the client child reports about the measured window.
+type clientResult struct {
+	Requests uint64  `json:"requests"` // calls completed inside the window
+	Errors   uint64  `json:"errors"`   // failed calls and wrong replies, warm-up included
+	WindowNS int64   `json:"window_ns"`
+	AvgNS    float64 `json:"avg_ns"`
+	P50NS    uint64  `json:"p50_ns"`
+	P99NS    uint64  `json:"p99_ns"`
+	P999NS   uint64  `json:"p999_ns"`
+	// With -rate: how late callers started their calls relative to the
+	// schedule (the latencies include this lag).
+	LagP50NS uint64 `json:"lag_p50_ns"`
+	LagP99NS uint64 `json:"lag_p99_ns"`
+}
+
+// ioGrace bounds how long callers may take to finish after the window.
+const ioGrace = 5 * time.Second
+
+// runClient is the client child: -conc goroutines calling the server, in a
+// closed loop or paced by -rate. It prints markStart and markEnd around the
+// measured window and then markResult.
+func runClient(o *options, stdin io.Reader, stdout, stderr io.Writer) error {
+	if o.addr == "" {
+		return errors.New("-addr is required")
+	}
+	go func() {
+		// The parent holds our stdin; when it goes away, so do we.
+		_, _ = io.Copy(io.Discard, stdin)
+		fmt.Fprintln(stderr, "rpcbench client: parent went away")
+		os.Exit(3)
+	}()
+	stopProfile, err := startProfile(o.cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
+
+	cl, err := impls[o.impl].newClient(o.addr, o.conc)
+	if err != nil {
+		return fmt.Errorf("creating the %s client: %w", o.impl, err)
+	}
+	defer func() {
+		if err := cl.Close(); err != nil {
+			fmt.Fprintf(stderr, "rpcbench client: close: %v\n", err)
+		}
+	}()
+	callers := make([]*caller, o.conc)
+	for i := range callers {
+		action, msg := requestFor(i, o.size)
+		f, err := cl.caller(i, action, msg)
+		if err != nil {
+			return fmt.Errorf("caller %d: %w", i, err)
+		}
+		callers[i] = &caller{id: i, call: f, action: action, msg: msg, stderr: stderr}
+	}
+	// One call must succeed before the clock starts.
+	if err := firstCall(callers[0]); err != nil {
+		return err
+	}
+
+	start := time.Now()
+	t0 := start.Add(o.warmup)
+	t1 := t0.Add(o.duration)
+	// Caller i calls every interval, starting i/conc of an interval after
+	// the first.
+	var intervalNS float64
+	if o.rate > 0 {
+		intervalNS = float64(o.conc) / o.rate * 1e9
+	}
+	var wg sync.WaitGroup
+	for i, c := range callers {
+		c.paced = o.rate > 0
+		c.first = start.Add(time.Duration(intervalNS * float64(i) / float64(o.conc)))
+		c.intervalNS = intervalNS
+		c.t0, c.t1 = t0, t1
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.run()
+		}()
+	}
+
+	time.Sleep(time.Until(t0))
+	if _, err := fmt.Fprintln(stdout, markStart); err != nil {
+		return err
+	}
+	time.Sleep(time.Until(t1))
+	if _, err := fmt.Fprintln(stdout, markEnd); err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	wait := time.NewTimer(time.Until(t1.Add(ioGrace)))
+	defer wait.Stop()
+	select {
+	case <-done:
+	case <-wait.C:
+		return errors.New("callers did not finish after the window")
+	}
+
+	var lat, lag hist.Histogram
+	res := clientResult{WindowNS: t1.Sub(t0).Nanoseconds()}
+	for _, c := range callers {
+		lat.Merge(&c.hist)
+		lag.Merge(&c.lag)
+		res.Requests += c.requests
+		res.Errors += c.errors
+	}
+	res.AvgNS = lat.Mean()
+	res.P50NS, res.P99NS, res.P999NS = lat.Quantile(0.50), lat.Quantile(0.99), lat.Quantile(0.999)
+	res.LagP50NS, res.LagP99NS = lag.Quantile(0.50), lag.Quantile(0.99)
+	b, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "%s%s\n", markResult, b)
+	return err
+}
+
+// requestFor returns caller i's action and msg: a msg of size printable
+// ASCII bytes (protobuf strings must be UTF-8) that differs between callers,
+// so that a reply delivered to the wrong caller is caught.
+func requestFor(i, size int) (action, msg string) {
+	var b strings.Builder
+	b.Grow(size)
+	tag := fmt.Sprintf("caller-%d:", i)
+	for b.Len() < size {
+		if size-b.Len() >= len(tag) {
+			b.WriteString(tag)
+		} else {
+			b.WriteByte('a' + byte(b.Len()%26))
+		}
+	}
+	return "echo", b.String()
+}
+
+// firstCall retries c's call for up to 5 seconds, until one succeeds.
+func firstCall(c *caller) error {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		err := c.once(context.Background())
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("no call succeeded within 5s: %w", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// caller is one calling goroutine. Its fields are owned by that goroutine
+// until the WaitGroup in runClient is done.
+type caller struct {
+	id          int
+	call        echoFunc
+	action, msg string
+	paced       bool
+	first       time.Time // first scheduled call, when paced
+	intervalNS  float64   // between scheduled calls, when paced
+	t0, t1      time.Time // the measured window
+	stderr      io.Writer
+
+	hist     hist.Histogram // latency of calls completed in the window
+	lag      hist.Histogram // call start minus schedule, in the window, when paced
+	requests uint64
+	errors   uint64
+	logged   int // errors logged so far (a few are enough)
+}
+
+// once makes one call and checks the reply.
+func (c *caller) once(ctx context.Context) error {
+	action, msg, err := c.call(ctx)
+	switch {
+	case err != nil:
+		return err
+	case action != c.action || msg != c.msg:
+		return fmt.Errorf("reply (%d-byte action, %d-byte msg) differs from the request", len(action), len(msg))
+	}
+	return nil
+}
+
+func (c *caller) inWindow(t time.Time) bool { return !t.Before(c.t0) && t.Before(c.t1) }
+
+func (c *caller) run() {
+	ctx := context.Background()
+	var k int64 // index of the next scheduled call, when paced
+	for {
+		var sched time.Time
+		if c.paced {
+			// An absolute schedule: a late caller calls at once and never
+			// skips a slot, and latency counts from the slot.
+			sched = c.first.Add(time.Duration(float64(k) * c.intervalNS))
+			k++
+			if !sched.Before(c.t1) || !time.Now().Before(c.t1) {
+				return
+			}
+			if d := time.Until(sched); d > 0 {
+				time.Sleep(d)
+			}
+			if now := time.Now(); c.inWindow(now) {
+				c.lag.Record(now.Sub(sched).Nanoseconds())
+			}
+		} else {
+			sched = time.Now()
+			if !sched.Before(c.t1) {
+				return
+			}
+		}
+		if err := c.once(ctx); err != nil {
+			c.errors++
+			if c.logged < 3 {
+				c.logged++
+				fmt.Fprintf(c.stderr, "rpcbench client: caller %d: %v\n", c.id, err)
+			}
+			time.Sleep(10 * time.Millisecond) // no busy loop against a failing server
+			continue
+		}
+		if now := time.Now(); c.inWindow(now) {
+			c.hist.Record(now.Sub(sched).Nanoseconds())
+			c.requests++
+		}
+	}
+}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/petrel-rpc/petrel/bench/internal/proc"
+)
+
+// The tests run rpcbench as a real program: with asMainEnv set, the test
+// binary is rpcbench (TestMain runs main's body), and so are the children it
+// starts, since they inherit the environment.
+const asMainEnv = "RPCBENCH_TEST_AS_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asMainEnv) == "1" {
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+var wantKeys = []string{"impl", "size", "conc", "rate", "duration_s", "requests", "qps", "avg_us",
+	"p50_us", "p99_us", "p999_us", "errors", "server_cpu_us_per_req", "client_cpu_us_per_req"}
+
+// TestEndToEnd runs every implementation for 1 s with a few callers (and
+// one paced run) and checks the JSON object it prints.
+func TestEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes and measures for seconds")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pin := "-pin=true"
+	if runtime.GOOS != "linux" || proc.AllowedCPUs() < 2 {
+		pin = "-pin=false"
+	}
+	type run struct {
+		impl string
+		args []string
+	}
+	var runs []run
+	for _, impl := range implNames() {
+		runs = append(runs, run{impl, []string{"-conc", "4", "-size", "300"}})
+	}
+	runs = append(runs, run{"petrel-mux", []string{"-conc", "3", "-rate", "2000"}})
+	for _, r := range runs {
+		t.Run(r.impl+strings.Join(r.args, ""), func(t *testing.T) {
+			args := append([]string{"-impl", r.impl, "-warmup", "200ms", "-duration", "1s", "-json", pin}, r.args...)
+			cmd := exec.Command(exe, args...)
+			cmd.Env = append(os.Environ(), asMainEnv+"=1")
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("rpcbench %q: %v\nstderr:\n%s", args, err, stderr.String())
+			}
+			defer func() {
+				if t.Failed() {
+					t.Logf("stderr:\n%s", stderr.String())
+				}
+			}()
+			if strings.Count(stdout.String(), "\n") != 1 {
+				t.Fatalf("stdout is not one line:\n%s", stdout.String())
+			}
+			checkResult(t, stdout.Bytes(), r.impl)
+			if pin == "-pin=true" && !strings.Contains(stderr.String(), "pinning verified at window end") {
+				t.Errorf("no pinning verification in the log")
+			}
+		})
+	}
+}
+
+func checkResult(t *testing.T, b []byte, impl string) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not a JSON object: %s", b)
+	}
+	var keys []string
+	vals := map[string]any{}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k.(string))
+		vals[k.(string)] = v
+	}
+	if !slices.Equal(keys, wantKeys) {
+		t.Fatalf("keys %q, want %q", keys, wantKeys)
+	}
+	num := func(k string) float64 {
+		n, ok := vals[k].(json.Number)
+		if !ok {
+			t.Fatalf("%s = %v (%T), want a number in %s", k, vals[k], vals[k], b)
+		}
+		f, _ := n.Float64()
+		return f
+	}
+	if vals["impl"] != impl {
+		t.Errorf("impl = %v, want %s", vals["impl"], impl)
+	}
+	if num("errors") != 0 {
+		t.Errorf("errors = %v, want 0", num("errors"))
+	}
+	if num("requests") == 0 || num("qps") == 0 {
+		t.Fatalf("no requests completed: %s", b)
+	}
+	if got := num("qps") * num("duration_s"); math.Abs(got-num("requests")) > 1 {
+		t.Errorf("qps*duration_s = %v, requests = %v", got, num("requests"))
+	}
+	if d := num("duration_s"); math.Abs(d-1) > 0.01 {
+		t.Errorf("duration_s = %v, want 1", d)
+	}
+	if !(num("p50_us") > 0 && num("p50_us") <= num("p99_us") && num("p99_us") <= num("p999_us")) {
+		t.Errorf("percentiles out of order: %s", b)
+	}
+	if num("avg_us") <= 0 {
+		t.Errorf("avg_us = %v, want > 0", num("avg_us"))
+	}
+	for _, k := range []string{"server_cpu_us_per_req", "client_cpu_us_per_req"} {
+		// /proc counts whole clock ticks (10 ms): a busy second is many of
+		// them, so neither side can show no CPU at all.
+		if num(k) <= 0 {
+			t.Errorf("%s = %v, want > 0", k, num(k))
+		}
+	}
+}
+
+func TestFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"-impl", "nope"},
+		{"-conc", "0"},
+		{"-size", "-1"},
+		{"-rate", "-5"},
+		{"-duration", "0s"},
+		{"extra"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(args, strings.NewReader(""), &out, &errb); code == 0 {
+			t.Errorf("rpcbench %q exited 0, want an error", args)
+		}
+	}
+	var out bytes.Buffer
+	if code := run([]string{"-list"}, strings.NewReader(""), &out, &out); code != 0 {
+		t.Fatalf("-list: exit %d", code)
+	}
+	if got := strings.Fields(out.String()); !slices.Equal(got, []string{"apache", "grpc", "petrel", "petrel-mux"}) {
+		t.Errorf("-list = %q", got)
+	}
+}
+
+func TestRequestFor(t *testing.T) {
+	for _, size := range []int{0, 1, 5, 1024} {
+		a, m := requestFor(3, size)
+		_, m2 := requestFor(4, size)
+		if a != "echo" || len(m) != size {
+			t.Errorf("requestFor(3, %d) = %q, %d bytes", size, a, len(m))
+		}
+		if size >= len("caller-3:") && m == m2 {
+			t.Errorf("callers 3 and 4 send the same %d-byte msg", size)
+		}
+	}
+}
+
+func TestCompare(t *testing.T) {
+	line := func(impl string, qps, p99, cpu float64, rate float64) string {
+		b, _ := json.Marshal(map[string]any{"impl": impl, "rate": rate, "qps": qps, "p99_us": p99,
+			"avg_us": 1, "p50_us": 1, "p999_us": 1, "errors": 0, "server_cpu_us_per_req": cpu, "client_cpu_us_per_req": cpu})
+		return string(b) + "\n"
+	}
+	in := "noise\n" +
+		line("petrel", 300, 10, 2, 0) + line("grpc", 100, 40, 8, 0) + line("apache", 200, 20, 4, 0) + line("petrel-mux", 330, 30, 2, 0) +
+		line("petrel", 100, 30, 2, 0) + line("grpc", 100, 40, 8, 0) + line("apache", 200, 20, 4, 0) + line("petrel-mux", 330, 30, 2, 0) +
+		line("petrel", 200, 20, 2, 0)
+	var out bytes.Buffer
+	if err := compare(strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(strings.Fields(out.String()), " ")
+	// petrel medians: qps 200, p99 20; grpc 100, 40; apache 200; mux 330.
+	for _, want := range []string{
+		"petrel 3 200 1 1 20 1 2 2 0",
+		"petrel qps / grpc qps 2.000 (target >= 2.5) MISSED",
+		"petrel qps / apache qps 1.000 (target >= 2) MISSED",
+		"petrel p99_us / grpc p99_us 0.500 (target <= 0.5) met",
+		"petrel-mux qps / petrel qps 1.650 (target >= 1.2) met",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("compare output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(got, "server_cpu") && strings.Contains(got, "server_cpu_us_per_req / grpc") {
+		t.Errorf("closed-loop runs show the paced CPU target:\n%s", out.String())
+	}
+	out.Reset()
+	if err := compare(strings.NewReader(line("petrel", 100, 1, 3, 4e4)+line("grpc", 100, 1, 12, 4e4)), &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(strings.Fields(out.String()), " "); !strings.Contains(got, "petrel server_cpu_us_per_req / grpc server_cpu_us_per_req 0.250 (target <= 0.5) met") {
+		t.Errorf("paced compare:\n%s", out.String())
+	}
+	if err := compare(strings.NewReader("nothing\n"), &out); err == nil {
+		t.Error("compare of no results gave no error")
+	}
+}
