@@ -41,7 +41,6 @@ type connection struct {
 	writeCh    chan struct{}         // wakes a Flush waiting for room
 	paused     atomic.Bool           // reading stopped by the input cap
 	dialing    atomic.Bool           // connect in progress: events only wake the dialer
-	lastRead   atomic.Int64          // poller clock at the last read (UnixNano)
 
 	rtimer       *time.Timer  // the reader's deadline timer, reused; reader goroutine only
 	wtimer       *time.Timer  // the flusher's deadline timer, reused; guarded by writeMu
@@ -59,6 +58,8 @@ type connection struct {
 	callbacks   []func(Connection) error // guarded by cbMu
 	idleTimer   *time.Timer              // guarded by cbMu
 	idleTimeout time.Duration            // guarded by cbMu
+	idleSeq     uint64                   // rseq at the last idle check; guarded by cbMu
+	idleTicks   int                      // idle checks in a row without input; guarded by cbMu
 	finished    bool                     // close callbacks ran; guarded by cbMu
 
 	local, remote net.Addr
@@ -154,7 +155,6 @@ func (c *connection) onReadable(p *poller, ev int) {
 		c.op.release()
 		switch {
 		case n > 0:
-			c.lastRead.Store(p.now.Load())
 			c.rseq.Add(1)
 			c.wakeReader()
 			c.dispatch()
@@ -790,15 +790,17 @@ func (c *connection) SetIdleTimeout(d time.Duration) error {
 		c.idleTimer = nil
 	}
 	if d > 0 {
-		c.lastRead.Store(time.Now().UnixNano())
-		c.idleTimer = time.AfterFunc(d, c.checkIdle)
+		c.idleSeq, c.idleTicks = c.rseq.Load(), 0
+		c.idleTimer = time.AfterFunc(d/2, c.checkIdle)
 	}
 	return nil
 }
 
-// checkIdle closes the connection if it had no input for its idle timeout, or
-// re-arms for the rest of it. Reads only store a clock value; no timer is
-// touched per read.
+// checkIdle runs every half idle timeout and closes the connection after two
+// checks in a row without input (no read between them) and without a running
+// handler: the connection closes after between one and one and a half idle
+// timeouts without input. Reads only bump a counter; no clock is read and no
+// timer touched per read.
 func (c *connection) checkIdle() {
 	c.cbMu.Lock()
 	d := c.idleTimeout
@@ -806,9 +808,13 @@ func (c *connection) checkIdle() {
 		c.cbMu.Unlock()
 		return
 	}
-	idle := time.Duration(time.Now().UnixNano() - c.lastRead.Load())
-	if idle < d || c.processing.Load() != 0 {
-		c.idleTimer.Reset(max(d-idle, time.Millisecond))
+	if seq := c.rseq.Load(); seq != c.idleSeq || c.processing.Load() != 0 {
+		c.idleSeq, c.idleTicks = seq, 0
+	} else {
+		c.idleTicks++
+	}
+	if c.idleTicks < 2 {
+		c.idleTimer.Reset(d / 2)
 		c.cbMu.Unlock()
 		return
 	}

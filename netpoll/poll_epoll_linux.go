@@ -3,7 +3,10 @@
 package netpoll
 
 import (
+	"fmt"
 	"golang.org/x/sys/unix"
+	"os"
+	"syscall"
 )
 
 // Interest flags a poller understands (platform independent).
@@ -25,6 +28,14 @@ type sysPoller struct {
 	epfd   int
 	wakefd int
 	events []epollEvent
+	// file wraps epfd for the Go runtime's own poller: when there is nothing
+	// to do, the poller goroutine parks until epfd is readable (it has
+	// events) instead of blocking its thread in epoll_wait. The scheduler
+	// then sleeps in the runtime's poller as for any idle network goroutine:
+	// no thread is held in a system call, so no processor is handed off and
+	// sysmon does not wake to retake it.
+	file *os.File
+	rc   syscall.RawConn
 }
 
 func newSysPoller(batch int) (*sysPoller, error) {
@@ -43,6 +54,12 @@ func newSysPoller(batch int) (*sysPoller, error) {
 		unix.Close(wfd)
 		unix.Close(epfd)
 		return nil, err
+	}
+	if err := unix.SetNonblock(epfd, true); err == nil {
+		s.file = os.NewFile(uintptr(epfd), "petrel-epoll")
+		if rc, err := s.file.SyscallConn(); err == nil {
+			s.rc = rc
+		}
 	}
 	return s, nil
 }
@@ -72,7 +89,12 @@ func (s *sysPoller) del(fd int) error {
 
 // wait fills s.events; block waits without a timeout, otherwise it returns at
 // once.
-func (s *sysPoller) wait(block bool) (int, error) {
+// wait polls for events: without blocking, blocking in the kernel, or
+// (park) parked in the Go runtime's poller.
+func (s *sysPoller) wait(block, park bool) (int, error) {
+	if block && park && s.rc != nil {
+		return s.park()
+	}
 	n, errno := epollWait(s.epfd, s.events, block)
 	if errno != 0 {
 		if errno == unix.EINTR {
@@ -112,7 +134,29 @@ func (s *sysPoller) drainWake() {
 	unix.Read(s.wakefd, b[:])
 }
 
+// park polls without blocking and, while nothing is pending, parks the
+// goroutine in the runtime's poller until epfd has events.
+func (s *sysPoller) park() (int, error) {
+	var n int
+	var errno syscall.Errno
+	err := s.rc.Read(func(uintptr) bool {
+		n, errno = epollWait(s.epfd, s.events, false)
+		return n > 0 || (errno != 0 && errno != unix.EINTR)
+	})
+	if errno != 0 && errno != unix.EINTR {
+		return 0, sysErr("epoll_wait", errno)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("netpoll: waiting for events: %w", err)
+	}
+	return n, nil
+}
+
 func (s *sysPoller) close() {
 	unix.Close(s.wakefd)
+	if s.file != nil {
+		s.file.Close()
+		return
+	}
 	unix.Close(s.epfd)
 }

@@ -74,7 +74,9 @@ func (s *sysPoller) del(fd int) error {
 
 var zeroTimeout unix.Timespec
 
-func (s *sysPoller) wait(block bool) (int, error) {
+// wait polls for events, blocking in the kernel when block is set (parking in
+// the Go runtime's poller is not implemented for kqueue; park is ignored).
+func (s *sysPoller) wait(block, park bool) (int, error) {
 	var ts *unix.Timespec
 	if !block {
 		ts = &zeroTimeout

@@ -4,7 +4,9 @@ package netpoll
 
 import (
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -104,14 +106,32 @@ type poller struct {
 	stopped  bool
 
 	// Poller goroutine only.
+	idleAvg time.Duration // moving average of blocking waits
 	iov     [][]byte
-	now     atomic.Int64 // coarse clock (UnixNano) refreshed after each wait
 	scratch []*fdOperator
 }
 
 // Pollers.
 
 const eventBatch = 256
+
+// busyBatch is the batch size from which the poller expects more events at
+// once and polls with timeout 0 before blocking.
+const busyBatch = 4
+
+// parkAfter is the average idle period beyond which the poller parks in the
+// Go runtime's poller instead of blocking in epoll_wait; the scheduler takes
+// the processor from a thread that has been in a system call for 20 µs or
+// more.
+const parkAfter = 30 * time.Microsecond
+
+var busyBatchVar = func() int {
+	v, _ := strconv.Atoi(os.Getenv("PETREL_BUSYBATCH"))
+	if v == 0 {
+		return busyBatch
+	}
+	return v
+}()
 
 var defaultManager = &manager{}
 
@@ -196,7 +216,6 @@ func (m *manager) start(id int) (*poller, error) {
 	}
 	p := &poller{sys: sys, m: m, id: id, iov: make([][]byte, 0, 2)}
 	p.registry.prev, p.registry.nxt = &p.registry, &p.registry
-	p.now.Store(time.Now().UnixNano())
 	go p.run()
 	return p, nil
 }
@@ -243,17 +262,35 @@ func (p *poller) run() {
 			p.retired = p.retired[:0]
 			p.nretired.Store(0)
 			p.mu.Unlock()
+			// Free them right after this poll: do not sleep on them.
+			block = false
 		}
 
-		n, err := p.sys.wait(block)
+		var n int
+		var err error
+		if block {
+			// Long idle periods are spent parked in the Go runtime's poller:
+			// a thread blocked in epoll_wait for long has its processor
+			// taken away by the scheduler, which costs a hand-off and delays
+			// the wake-up. Short ones are spent in the kernel's epoll_wait,
+			// which costs fewer system calls. The choice follows a moving
+			// average of recent idle periods.
+			start := time.Now()
+			n, err = p.sys.wait(true, p.idleAvg > parkAfter)
+			p.idleAvg += (time.Since(start) - p.idleAvg) / 8
+		} else {
+			n, err = p.sys.wait(false, false)
+		}
 		if err == nil && n > 0 {
-			p.now.Store(time.Now().UnixNano())
 			p.dispatch(n)
 			// Let the handlers just started run (and send their replies)
-			// before polling again without blocking: by then more events
-			// have usually arrived, so each poll collects a larger batch.
+			// before polling again. After a large batch more events are
+			// likely pending by then: poll with timeout 0, which skips the
+			// scheduler's system-call bookkeeping. After a small one an
+			// empty poll is likely: go straight to the blocking wait, which
+			// returns at once if events did arrive, and save a system call.
 			runtime.Gosched()
-			block = false
+			block = n < busyBatch
 		} else {
 			// Nothing pending: sleep in the kernel.
 			block = true
