@@ -33,7 +33,11 @@
 //
 // ReadString and ReadBinary copy. ReadStringNocopy and ReadBinaryNocopy return
 // values that alias the input: the caller must keep the input alive and
-// unchanged for as long as the value is used.
+// unchanged for as long as the value is used. Generated readers use the
+// nocopy readers on a private copy of their input (one allocation for all
+// the strings of a message): [Unmarshal] hands a [WholeReader] all of its
+// input to copy, while FastRead, which does not know where the struct ends,
+// first finds the end of a large input with a Skip pass.
 //
 // The wire formats are described byte by byte in docs/spec/thrift-binary.md and
 // docs/spec/thrift-compact.md.
