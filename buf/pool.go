@@ -90,11 +90,8 @@ func (n *node) unref() {
 	}
 }
 
+// reset clears n for reuse. Nothing else refers to n any more, so the whole
+// struct is overwritten at once instead of through atomic stores.
 func (n *node) reset() {
-	n.buf, n.mem, n.owner = nil, nil, nil
-	n.off, n.w = 0, 0
-	n.end.Store(0)
-	n.next.Store(nil)
-	n.class = 0
-	n.readonly = false
+	*n = node{}
 }
