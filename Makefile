@@ -13,7 +13,7 @@ FUZZTIME ?= 3s
 .PHONY: demo test check fmt vet rules cross unit fuzz-brief generate
 
 demo:
-	go run ./examples/echo
+	go run ./examples/hello/demo
 
 test: check unit fuzz-brief
 
