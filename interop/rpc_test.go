@@ -10,6 +10,7 @@ package interop_test
 // and business status errors through the generated code.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -46,7 +47,12 @@ const (
 	textBiz   = "biz"   // return rpcerr.BizStatusError (Petrel handler only)
 	textMeta  = "meta"  // echo with StringMap = what the call carried (Petrel only)
 	textFwd   = "forward"
+	textBig   = "big"     // echo with a bigBlob-byte Blob (Apache handler only)
+	textAbort = "abandon" // return ErrAbandonRequest: Apache's server drops the connection
 )
+
+// bigBlob is the size of the Blob that textBig replies carry.
+const bigBlob = 256 << 10
 
 // The declared exception both handlers return for textOops, and Pick for
 // Color NEGATIVE (Code is then the number of inners).
@@ -79,7 +85,35 @@ func (e *expectation) received(got any) {
 		e.diffs = append(e.diffs, "an echo arrived while none was expected")
 		return
 	}
-	e.diffs = append(e.diffs, diff(got, e.want))
+	e.diffs = append(e.diffs, diffEverything(got, e.want))
+}
+
+// diffEverything is diff, with the Blob of Everything values (pe or ae)
+// compared with bytes.Equal first: diff walks a []byte element by element
+// through reflect, which takes seconds for a megabyte under -race. (Blob is
+// not optional: nil and empty are equal, as in diff.)
+func diffEverything(a, b any) string {
+	switch x := a.(type) {
+	case *pe.Everything:
+		if y, ok := b.(*pe.Everything); ok && x != nil && y != nil {
+			if !bytes.Equal(x.Blob, y.Blob) {
+				return fmt.Sprintf("Blob differs (lengths %d, %d)", len(x.Blob), len(y.Blob))
+			}
+			x2, y2 := *x, *y
+			x2.Blob, y2.Blob = nil, nil
+			return diff(&x2, &y2)
+		}
+	case *ae.Everything:
+		if y, ok := b.(*ae.Everything); ok && x != nil && y != nil {
+			if !bytes.Equal(x.Blob, y.Blob) {
+				return fmt.Sprintf("Blob differs (lengths %d, %d)", len(x.Blob), len(y.Blob))
+			}
+			x2, y2 := *x, *y
+			x2.Blob, y2.Blob = nil, nil
+			return diff(&x2, &y2)
+		}
+	}
+	return diff(a, b)
 }
 
 // check fails t unless exactly one echo arrived since expect and it held
@@ -190,6 +224,11 @@ func (h *apacheHandler) Echo(_ context.Context, v *ae.Everything) (*ae.Everythin
 		return nil, &ae.Oops{Code: oopsCode, Message: oopsMessage, Detail: &ae.Inner{ID: oopsInnerID}}
 	case textFail:
 		return nil, errors.New(failMessage)
+	case textBig:
+		v.Blob = make([]byte, bigBlob)
+		return v, nil
+	case textAbort:
+		return nil, athrift.ErrAbandonRequest
 	}
 	h.echoes.received(v)
 	return v, nil
@@ -276,8 +315,8 @@ func startPetrel(t *testing.T, h pe.InteropService, opts ...server.Option) strin
 		}
 	})
 	addr := ln.Addr().String()
-	// One call before the test goes on: netpoll's Serve and Shutdown race
-	// when Stop overlaps Run starting up (see rpc-design-changes.md).
+	// One call before the test goes on: the server answers, and Stop never
+	// overlaps Run starting up.
 	c, err := pe.NewInteropServiceClient("InteropService", client.WithHostPorts(addr), client.WithShortConnection())
 	if err != nil {
 		t.Fatal(err)
@@ -332,18 +371,27 @@ func startApache(t *testing.T, h ae.InteropService, framed bool) string {
 // the test ends.
 func dialApache(t *testing.T, addr string, framed bool) *ae.InteropServiceClient {
 	t.Helper()
+	return dialApacheWith(t, addr, func(sock athrift.TTransport, conf *athrift.TConfiguration) (athrift.TTransport, athrift.TProtocol) {
+		trans := athrift.TTransport(athrift.NewTBufferedTransport(sock, 4096))
+		if framed {
+			trans = athrift.NewTFramedTransportConf(sock, conf)
+		}
+		return trans, athrift.NewTBinaryProtocolConf(trans, conf)
+	})
+}
+
+// dialApacheWith returns Apache's generated client over a new connection
+// to addr with the transport and protocol stack wrap builds on the socket;
+// the transport is closed when the test ends.
+func dialApacheWith(t *testing.T, addr string,
+	wrap func(athrift.TTransport, *athrift.TConfiguration) (athrift.TTransport, athrift.TProtocol)) *ae.InteropServiceClient {
+	t.Helper()
 	conf := &athrift.TConfiguration{ConnectTimeout: callTimeout, SocketTimeout: callTimeout}
-	var trans athrift.TTransport = athrift.NewTSocketConf(addr, conf)
-	if framed {
-		trans = athrift.NewTFramedTransportConf(trans, conf)
-	} else {
-		trans = athrift.NewTBufferedTransport(trans, 4096)
-	}
+	trans, proto := wrap(athrift.NewTSocketConf(addr, conf), conf)
 	if err := trans.Open(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { trans.Close() })
-	proto := athrift.NewTBinaryProtocolConf(trans, conf)
 	return ae.NewInteropServiceClient(athrift.NewTStandardClient(proto, proto))
 }
 
@@ -353,96 +401,117 @@ func apacheAppException(err error) (athrift.TApplicationException, bool) {
 	return ex, errors.As(err, &ex)
 }
 
-// TestApacheClientPetrelServer: Apache's generated client (TFramedTransport,
-// and buffered TSocket) calls Petrel's generated server. Every type
-// round-trips through echo, the declared exception arrives as Apache's
+// TestApacheClientPetrelServer: Apache's generated client (TFramedTransport
+// with the binary and the compact protocol, and buffered TSocket with the
+// binary protocol) calls Petrel's generated server. Every type round-trips through echo, the declared exception arrives as Apache's
 // *Oops with its fields, the oneway call reaches the handler, and failures
 // on the Petrel side (plain error, panic, business status without TTHeader,
 // unknown method) arrive as TApplicationExceptions, after which the
 // connection still serves calls.
 func TestApacheClientPetrelServer(t *testing.T) {
-	for _, framed := range []bool{true, false} {
-		name := map[bool]string{true: "framed", false: "buffered"}[framed]
-		t.Run(name, func(t *testing.T) {
+	stacks := []struct {
+		name string
+		wrap func(athrift.TTransport, *athrift.TConfiguration) (athrift.TTransport, athrift.TProtocol)
+	}{
+		{"framed", func(sock athrift.TTransport, conf *athrift.TConfiguration) (athrift.TTransport, athrift.TProtocol) {
+			trans := athrift.NewTFramedTransportConf(sock, conf)
+			return trans, athrift.NewTBinaryProtocolConf(trans, conf)
+		}},
+		{"buffered", func(sock athrift.TTransport, conf *athrift.TConfiguration) (athrift.TTransport, athrift.TProtocol) {
+			trans := athrift.NewTBufferedTransport(sock, 4096)
+			return trans, athrift.NewTBinaryProtocolConf(trans, conf)
+		}},
+		// Petrel's server also reads the compact protocol inside a frame
+		// (and answers in it).
+		{"framed-compact", func(sock athrift.TTransport, conf *athrift.TConfiguration) (athrift.TTransport, athrift.TProtocol) {
+			trans := athrift.NewTFramedTransportConf(sock, conf)
+			return trans, athrift.NewTCompactProtocolConf(trans, conf)
+		}},
+	}
+	for _, st := range stacks {
+		t.Run(st.name, func(t *testing.T) {
 			h := newPetrelHandler()
-			addr := startPetrel(t, h)
-			c := dialApache(t, addr, framed)
-			ctx := context.Background()
-
-			for i, v := range echoValues() {
-				h.echoes.expect(v)
-				got, err := c.Echo(ctx, toApache(v))
-				if err != nil {
-					t.Fatalf("echo %d: %v", i, err)
-				}
-				h.echoes.check(t, fmt.Sprintf("echo %d", i))
-				if d := diff(got, toApache(v)); d != "" {
-					t.Errorf("echo %d: Apache got back a different value: %s", i, d)
-				}
-			}
-
-			_, err := c.Echo(ctx, toApache(withText(textOops)))
-			var oops *ae.Oops
-			if !errors.As(err, &oops) || oops.Code != oopsCode || oops.Message != oopsMessage ||
-				oops.Detail == nil || oops.Detail.ID != oopsInnerID {
-				t.Errorf("echo returning Oops: Apache got %v (%T), want *Oops{%d %q %d}", err, err, oopsCode, oopsMessage, oopsInnerID)
-			}
-
-			inners := []*ae.Inner{{ID: 1, Name: "a"}, {ID: 2, Name: "b", Weight: ptr(int64(3))}}
-			choice, err := c.Pick(ctx, ae.Color_BLUE, inners)
-			if err != nil || choice.Words == nil || strings.Join(choice.Words, ",") != "BLUE,1:a,2:b" || choice.IsSetNumber() {
-				t.Errorf("pick: %v, %v; want words BLUE,1:a,2:b", choice, err)
-			}
-			_, err = c.Pick(ctx, ae.Color_NEGATIVE, inners)
-			if !errors.As(err, &oops) || oops.Code != 2 {
-				t.Errorf("pick NEGATIVE: %v, want Oops with code 2", err)
-			}
-
-			if sum, err := c.Add(ctx, 40, 1<<40); err != nil || sum != 40+1<<40 {
-				t.Errorf("add = %d, %v", sum, err)
-			}
-			if err := c.Ping(ctx); err != nil {
-				t.Errorf("ping: %v", err)
-			}
-
-			failures := []struct {
-				what, text string
-				typ        int32
-				msg        string
-			}{
-				{"a plain error", textFail, athrift.INTERNAL_ERROR, failMessage},
-				{"a panic", textPanic, athrift.INTERNAL_ERROR, "panic in handler"},
-				{"a business status without TTHeader", textBiz, athrift.INTERNAL_ERROR, "business status 1001: no stock"},
-			}
-			for _, f := range failures {
-				_, err := c.Echo(ctx, toApache(withText(f.text)))
-				ex, ok := apacheAppException(err)
-				if !ok || ex.TypeId() != f.typ || !strings.Contains(ex.Error(), f.msg) {
-					t.Errorf("handler returning %s: Apache got %v (%T), want a TApplicationException type %d saying %q", f.what, err, err, f.typ, f.msg)
-				}
-			}
-			if _, err := c.Add(ctx, -1, 0); !strings.Contains(fmt.Sprint(err), failMessage) {
-				t.Errorf("add failing: %v", err)
-			}
-
-			_, err = c.Client_().Call(ctx, "noSuchMethod", ae.NewInteropServicePingArgs(), ae.NewInteropServicePingResult())
-			if ex, ok := apacheAppException(err); !ok || ex.TypeId() != athrift.UNKNOWN_METHOD {
-				t.Errorf("unknown method: Apache got %v (%T), want UNKNOWN_METHOD", err, err)
-			}
-
-			for i := range 3 {
-				msg := fmt.Sprintf("%s note %d", name, i)
-				if err := c.Notify(ctx, msg); err != nil {
-					t.Fatalf("notify: %v", err)
-				}
-				waitNotified(t, h.notified, msg)
-			}
-			// The connection is still in step after the exceptions and the
-			// oneway calls (no reply was left unread, none is missing).
-			if sum, err := c.Add(ctx, 1, 2); err != nil || sum != 3 {
-				t.Errorf("add after the rest = %d, %v", sum, err)
-			}
+			apacheCallsPetrel(t, dialApacheWith(t, startPetrel(t, h), st.wrap), h, st.name)
 		})
+	}
+}
+
+// apacheCallsPetrel runs the calls of TestApacheClientPetrelServer through c.
+func apacheCallsPetrel(t *testing.T, c *ae.InteropServiceClient, h *petrelHandler, name string) {
+	ctx := context.Background()
+
+	for i, v := range echoValues() {
+		h.echoes.expect(v)
+		got, err := c.Echo(ctx, toApache(v))
+		if err != nil {
+			t.Fatalf("echo %d: %v", i, err)
+		}
+		h.echoes.check(t, fmt.Sprintf("echo %d", i))
+		if d := diffEverything(got, toApache(v)); d != "" {
+			t.Errorf("echo %d: Apache got back a different value: %s", i, d)
+		}
+	}
+
+	_, err := c.Echo(ctx, toApache(withText(textOops)))
+	var oops *ae.Oops
+	if !errors.As(err, &oops) || oops.Code != oopsCode || oops.Message != oopsMessage ||
+		oops.Detail == nil || oops.Detail.ID != oopsInnerID {
+		t.Errorf("echo returning Oops: Apache got %v (%T), want *Oops{%d %q %d}", err, err, oopsCode, oopsMessage, oopsInnerID)
+	}
+
+	inners := []*ae.Inner{{ID: 1, Name: "a"}, {ID: 2, Name: "b", Weight: ptr(int64(3))}}
+	choice, err := c.Pick(ctx, ae.Color_BLUE, inners)
+	if err != nil || choice.Words == nil || strings.Join(choice.Words, ",") != "BLUE,1:a,2:b" || choice.IsSetNumber() {
+		t.Errorf("pick: %v, %v; want words BLUE,1:a,2:b", choice, err)
+	}
+	_, err = c.Pick(ctx, ae.Color_NEGATIVE, inners)
+	if !errors.As(err, &oops) || oops.Code != 2 {
+		t.Errorf("pick NEGATIVE: %v, want Oops with code 2", err)
+	}
+
+	if sum, err := c.Add(ctx, 40, 1<<40); err != nil || sum != 40+1<<40 {
+		t.Errorf("add = %d, %v", sum, err)
+	}
+	if err := c.Ping(ctx); err != nil {
+		t.Errorf("ping: %v", err)
+	}
+
+	failures := []struct {
+		what, text string
+		typ        int32
+		msg        string
+	}{
+		{"a plain error", textFail, athrift.INTERNAL_ERROR, failMessage},
+		{"a panic", textPanic, athrift.INTERNAL_ERROR, "panic in handler"},
+		{"a business status without TTHeader", textBiz, athrift.INTERNAL_ERROR, "business status 1001: no stock"},
+	}
+	for _, f := range failures {
+		_, err := c.Echo(ctx, toApache(withText(f.text)))
+		ex, ok := apacheAppException(err)
+		if !ok || ex.TypeId() != f.typ || !strings.Contains(ex.Error(), f.msg) {
+			t.Errorf("handler returning %s: Apache got %v (%T), want a TApplicationException type %d saying %q", f.what, err, err, f.typ, f.msg)
+		}
+	}
+	if _, err := c.Add(ctx, -1, 0); !strings.Contains(fmt.Sprint(err), failMessage) {
+		t.Errorf("add failing: %v", err)
+	}
+
+	_, err = c.Client_().Call(ctx, "noSuchMethod", ae.NewInteropServicePingArgs(), ae.NewInteropServicePingResult())
+	if ex, ok := apacheAppException(err); !ok || ex.TypeId() != athrift.UNKNOWN_METHOD {
+		t.Errorf("unknown method: Apache got %v (%T), want UNKNOWN_METHOD", err, err)
+	}
+
+	for i := range 3 {
+		msg := fmt.Sprintf("%s note %d", name, i)
+		if err := c.Notify(ctx, msg); err != nil {
+			t.Fatalf("notify: %v", err)
+		}
+		waitNotified(t, h.notified, msg)
+	}
+	// The connection is still in step after the exceptions and the
+	// oneway calls (no reply was left unread, none is missing).
+	if sum, err := c.Add(ctx, 1, 2); err != nil || sum != 3 {
+		t.Errorf("add after the rest = %d, %v", sum, err)
 	}
 }
 
@@ -502,7 +571,7 @@ func petrelCallsApache(t *testing.T, cl *client.Client, c pe.InteropServiceClien
 			t.Fatalf("echo %d: %v", i, err)
 		}
 		h.echoes.check(t, fmt.Sprintf("echo %d", i))
-		if d := diff(got, v); d != "" {
+		if d := diffEverything(got, v); d != "" {
 			t.Errorf("echo %d: Petrel got back a different value: %s", i, d)
 		}
 	}
@@ -610,7 +679,7 @@ func TestPetrelTTHeader(t *testing.T) {
 					t.Fatalf("echo %d: %v", i, err)
 				}
 				h.echoes.check(t, fmt.Sprintf("echo %d", i))
-				if d := diff(got, v); d != "" {
+				if d := diffEverything(got, v); d != "" {
 					t.Errorf("echo %d: %s", i, d)
 				}
 			}
