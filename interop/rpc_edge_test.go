@@ -351,3 +351,99 @@ func TestApacheServerDropsConnection(t *testing.T) {
 		}
 	}
 }
+
+// TestApachePipelined: an Apache client writes many requests before reading
+// any reply (Buffered: in one flush, so message boundaries fall anywhere in
+// the server's reads; Framed: frame after frame), oneway calls, an unknown
+// method and a failing call among them. Petrel's server answers every
+// two-way call in order with its own sequence id and skips the oneway ones.
+func TestApachePipelined(t *testing.T) {
+	for _, framed := range []bool{true, false} {
+		t.Run(map[bool]string{true: "framed", false: "buffered"}[framed], func(t *testing.T) {
+			h := newPetrelHandler()
+			addr := startPetrel(t, h)
+			var proto athrift.TProtocol
+			dialApacheWith(t, addr, func(sock athrift.TTransport, conf *athrift.TConfiguration) (athrift.TTransport, athrift.TProtocol) {
+				trans := athrift.TTransport(athrift.NewTBufferedTransport(sock, 1<<16))
+				if framed {
+					trans = athrift.NewTFramedTransportConf(sock, conf)
+				}
+				proto = athrift.NewTBinaryProtocolConf(trans, conf)
+				return trans, proto
+			})
+			ctx := context.Background()
+			const n = 60
+			kind := func(i int) string {
+				switch {
+				case i%7 == 3:
+					return "notify"
+				case i == 20:
+					return "noSuchMethod"
+				case i == 30:
+					return "fail"
+				}
+				return "add"
+			}
+			write := func(name string, typ athrift.TMessageType, seq int32, args athrift.TStruct) {
+				if err := proto.WriteMessageBegin(ctx, name, typ, seq); err != nil {
+					t.Fatal(err)
+				}
+				if err := args.Write(ctx, proto); err != nil {
+					t.Fatal(err)
+				}
+				if err := proto.WriteMessageEnd(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if framed { // one frame per message
+					if err := proto.Flush(ctx); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			for i := range n {
+				seq := int32(1000 + i)
+				switch kind(i) {
+				case "notify":
+					write("notify", athrift.ONEWAY, seq, &ae.InteropServiceNotifyArgs{Message: fmt.Sprint("pipelined ", i)})
+				case "noSuchMethod":
+					write("noSuchMethod", athrift.CALL, seq, ae.NewInteropServicePingArgs())
+				case "fail":
+					write("add", athrift.CALL, seq, &ae.InteropServiceAddArgs{A: -1})
+				default:
+					write("add", athrift.CALL, seq, &ae.InteropServiceAddArgs{A: int32(i), B: int64(i) << 33})
+				}
+			}
+			if !framed { // (Apache's framed Flush with nothing written panics)
+				if err := proto.Flush(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sc := athrift.NewTStandardClient(proto, proto)
+			for i := range n {
+				seq := int32(1000 + i)
+				switch kind(i) {
+				case "notify":
+					waitNotified(t, h.notified, fmt.Sprint("pipelined ", i))
+				case "noSuchMethod":
+					err := sc.Recv(ctx, proto, seq, "noSuchMethod", ae.NewInteropServicePingResult())
+					if ex, ok := apacheAppException(err); !ok || ex.TypeId() != athrift.UNKNOWN_METHOD {
+						t.Fatalf("reply %d: %v, want UNKNOWN_METHOD", i, err)
+					}
+				case "fail":
+					err := sc.Recv(ctx, proto, seq, "add", ae.NewInteropServiceAddResult())
+					if ex, ok := apacheAppException(err); !ok || ex.TypeId() != athrift.INTERNAL_ERROR {
+						t.Fatalf("reply %d: %v, want INTERNAL_ERROR", i, err)
+					}
+				default:
+					res := ae.NewInteropServiceAddResult()
+					if err := sc.Recv(ctx, proto, seq, "add", res); err != nil {
+						t.Fatalf("reply %d: %v", i, err)
+					}
+					if res.GetSuccess() != int64(i)+int64(i)<<33 {
+						t.Fatalf("reply %d: sum %d, want %d", i, res.GetSuccess(), int64(i)+int64(i)<<33)
+					}
+				}
+			}
+		})
+	}
+}
