@@ -205,16 +205,11 @@ func TestApacheMultiplexedClient(t *testing.T) {
 }
 
 // checkMultiplexedUnknown checks that a multiplexed Apache client got
-// UNKNOWN_METHOD for what. Until Petrel's server replies under the bare
-// method name (interop finding 1 in /tmp/petrel/rpc-design-changes.md), the
-// client sees WRONG_METHOD_NAME instead and the check is skipped, saying so.
+// UNKNOWN_METHOD for what: Petrel's server answers an unknown "Svc:method"
+// under the bare method name, as the client expects.
 func checkMultiplexedUnknown(t *testing.T, what string, err error) {
 	t.Helper()
 	ex, ok := apacheAppException(err)
-	if ok && ex.TypeId() == athrift.WRONG_METHOD_NAME {
-		t.Skipf("KNOWN PETREL BUG: %s: Petrel's server answers an unknown \"Svc:method\" under the full name, "+
-			"so a multiplexed Apache client gets %v instead of UNKNOWN_METHOD", what, err)
-	}
 	if !ok || ex.TypeId() != athrift.UNKNOWN_METHOD {
 		t.Errorf("%s: Apache got %v (%T), want UNKNOWN_METHOD", what, err, err)
 	}

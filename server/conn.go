@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -143,7 +144,13 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 		}
 		name = string([]byte(name)) // copy: name aliases the input
 		r.Release()
-		return c.rejectAndFree(name, thrift.ExceptionUnknownMethod, "server: unknown method "+strconv.Quote(name), !concurrent)
+		msg := "server: unknown method " + strconv.Quote(name)
+		if i := strings.IndexByte(name, ':'); i >= 0 {
+			// Apache's multiplexed clients ("Service:method") expect the
+			// reply under the bare method name.
+			name = name[i+1:]
+		}
+		return c.rejectAndFree(name, thrift.ExceptionUnknownMethod, msg, !concurrent)
 	}
 	oneway := m.info.Oneway || typ == thrift.ONEWAY
 	if !oneway && s.draining.Load() {
