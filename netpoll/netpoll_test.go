@@ -266,7 +266,9 @@ func TestPeerCloseDetectedQuickly(t *testing.T) {
 	t.Logf("worst close-to-OnDisconnect delay over %d connections: %v", n, worst)
 	limit := 10 * time.Millisecond
 	if raceEnabled {
-		limit = 50 * time.Millisecond // the race detector slows everything ~10x
+		// The race detector slows everything down many times; the bound is
+		// asserted exactly by the run without -race that make test does.
+		limit = 500 * time.Millisecond
 	}
 	if worst > limit {
 		t.Fatalf("worst delay %v > %v", worst, limit)
