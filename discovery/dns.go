@@ -1,0 +1,248 @@
+package discovery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultDNSRefresh is how often a DNS watcher looks its name up again.
+const DefaultDNSRefresh = 30 * time.Second
+
+// DNSConfig configures a DNS resolver. Zero fields take their defaults.
+type DNSConfig struct {
+	// Targets maps a service name to the name looked up for it. Without
+	// SRV a target is "host:port" (the host's A and AAAA records, each
+	// address with that port); with SRV it is a domain name whose SRV
+	// records give hosts, ports and weights. A service missing from
+	// Targets is looked up under its own name. Default: none.
+	Targets map[string]string
+	// SRV makes the resolver look up SRV records (RFC 2782) instead of
+	// addresses: the records of the lowest priority are the instances,
+	// "target:port", weighted by the record's weight (weight 0 counts as
+	// 1). Default false.
+	SRV bool
+	// Refresh is how often watchers look their name up again. Default
+	// DefaultDNSRefresh (30s).
+	Refresh time.Duration
+	// LookupHost resolves a host name to addresses. Default
+	// net.DefaultResolver.LookupHost. Tests replace it.
+	LookupHost func(ctx context.Context, host string) ([]string, error)
+	// LookupSRV looks up SRV records as net.Resolver.LookupSRV does.
+	// Default net.DefaultResolver.LookupSRV.
+	LookupSRV func(ctx context.Context, service, proto, name string) (string, []*net.SRV, error)
+}
+
+// DefaultDNSConfig returns the defaults of DNSConfig.
+func DefaultDNSConfig() DNSConfig {
+	return DNSConfig{
+		Refresh:    DefaultDNSRefresh,
+		LookupHost: net.DefaultResolver.LookupHost,
+		LookupSRV:  net.DefaultResolver.LookupSRV,
+	}
+}
+
+// Validate reports a configuration that cannot work.
+func (c *DNSConfig) Validate() error {
+	if c.Refresh < 0 {
+		return fmt.Errorf("discovery: DNSConfig.Refresh is %v; it must be 0 (default) or more", c.Refresh)
+	}
+	return nil
+}
+
+// DNS is a Resolver that looks service names up in the DNS. Its watchers
+// look the name up again every Refresh and report a changed list.
+type DNS struct {
+	cfg DNSConfig
+}
+
+// NewDNS returns a DNS resolver configured by cfg.
+func NewDNS(cfg DNSConfig) (*DNS, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	def := DefaultDNSConfig()
+	if cfg.Refresh == 0 {
+		cfg.Refresh = def.Refresh
+	}
+	if cfg.LookupHost == nil {
+		cfg.LookupHost = def.LookupHost
+	}
+	if cfg.LookupSRV == nil {
+		cfg.LookupSRV = def.LookupSRV
+	}
+	cfg.Targets = cloneStrings(cfg.Targets)
+	return &DNS{cfg: cfg}, nil
+}
+
+func cloneStrings(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// DNSError is the error of a failed lookup.
+type DNSError struct {
+	Service string // the service resolved
+	Target  string // the name looked up
+	Err     error  // the lookup's error
+}
+
+func (e *DNSError) Error() string {
+	return "discovery: looking up " + e.Target + " for service " + e.Service + ": " + e.Err.Error()
+}
+
+func (e *DNSError) Unwrap() error { return e.Err }
+
+// Resolve looks service's target up once.
+func (d *DNS) Resolve(ctx context.Context, service string) ([]Instance, error) {
+	target := service
+	if t, ok := d.cfg.Targets[service]; ok {
+		target = t
+	}
+	list, err := d.lookup(ctx, target)
+	if err != nil {
+		return nil, &DNSError{Service: service, Target: target, Err: err}
+	}
+	return list, nil
+}
+
+func (d *DNS) lookup(ctx context.Context, target string) ([]Instance, error) {
+	if d.cfg.SRV {
+		_, records, err := d.cfg.LookupSRV(ctx, "", "", target)
+		if err != nil {
+			return nil, err
+		}
+		return fromSRV(records), nil
+	}
+	host, port, err := net.SplitHostPort(target)
+	if err != nil {
+		return nil, fmt.Errorf("the target is not host:port: %w", err)
+	}
+	if host == "" {
+		return nil, errors.New("the target has no host")
+	}
+	addrs, err := d.cfg.LookupHost(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	list := make([]Instance, 0, len(addrs))
+	for _, a := range addrs {
+		list = append(list, Instance{Address: net.JoinHostPort(a, port)})
+	}
+	return normalize(list), nil
+}
+
+// fromSRV keeps the records of the lowest priority.
+func fromSRV(records []*net.SRV) []Instance {
+	var best uint16
+	first := true
+	for _, r := range records {
+		if r != nil && (first || r.Priority < best) {
+			best, first = r.Priority, false
+		}
+	}
+	var list []Instance
+	for _, r := range records {
+		if r == nil || r.Priority != best || r.Target == "" || r.Target == "." {
+			continue
+		}
+		list = append(list, Instance{
+			Address: net.JoinHostPort(strings.TrimSuffix(r.Target, "."), fmt.Sprint(r.Port)),
+			Weight:  max(int(r.Weight), 1),
+		})
+	}
+	return normalize(list)
+}
+
+// normalize sorts by address and drops duplicates, so that lists compare.
+func normalize(list []Instance) []Instance {
+	slices.SortFunc(list, byAddress)
+	return slices.CompactFunc(list, func(a, b Instance) bool { return a.Address == b.Address })
+}
+
+// Watch returns a Watcher that looks service up at its first Next, then
+// every Refresh until the list changes. It starts no goroutine: the
+// waiting happens in Next.
+func (d *DNS) Watch(ctx context.Context, service string) (Watcher, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return &dnsWatcher{d: d, service: service, closed: make(chan struct{})}, nil
+}
+
+type dnsWatcher struct {
+	d       *DNS
+	service string
+
+	// Owned by Next's caller:
+	last    []Instance  // the list Next last returned
+	started bool        // Next returned a list once
+	failed  bool        // the last lookup failed
+	timer   *time.Timer // waits Refresh; created by the first wait
+
+	closeOnce sync.Once
+	closed    chan struct{}
+}
+
+func (w *dnsWatcher) Next(ctx context.Context) ([]Instance, error) {
+	for {
+		select {
+		case <-w.closed:
+			return nil, ErrWatcherClosed
+		default:
+		}
+		if w.started || w.failed {
+			if err := w.wait(ctx); err != nil {
+				return nil, err
+			}
+		}
+		list, err := w.d.Resolve(ctx, w.service)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			w.failed = true
+			return nil, err
+		}
+		w.failed = false
+		if !w.started || !Equal(list, w.last) {
+			w.started, w.last = true, list
+			return clone(list), nil
+		}
+	}
+}
+
+// wait sleeps for Refresh, or until ctx ends or the watcher is closed.
+func (w *dnsWatcher) wait(ctx context.Context) error {
+	if w.timer == nil {
+		w.timer = time.NewTimer(w.d.cfg.Refresh)
+	} else {
+		w.timer.Reset(w.d.cfg.Refresh)
+	}
+	select {
+	case <-w.timer.C:
+		return nil
+	case <-w.closed:
+		w.timer.Stop()
+		return ErrWatcherClosed
+	case <-ctx.Done():
+		w.timer.Stop()
+		return ctx.Err()
+	}
+}
+
+func (w *dnsWatcher) Close() error {
+	w.closeOnce.Do(func() { close(w.closed) })
+	return nil
+}
