@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/petrel-rpc/petrel/codec/thrift"
+	"github.com/petrel-rpc/petrel/limit"
 	"github.com/petrel-rpc/petrel/metainfo"
 	"github.com/petrel-rpc/petrel/netpoll"
 	"github.com/petrel-rpc/petrel/rpcerr"
@@ -35,15 +36,16 @@ type connState struct {
 	inflight atomic.Int32 // TTHeader requests of this connection read and not yet answered
 
 	reject  bool        // set in onPrepare, read in onConnect (same order as netpoll runs them)
-	counted atomic.Bool // the connection is counted in stats.conns
+	counted atomic.Bool // the connection holds a place in the server's limiter
 }
 
 type connKey struct{}
 
 func (s *Server) onPrepare(conn netpoll.Connection) context.Context {
 	cs := &connState{s: s, conn: conn}
-	cs.counted.Store(true)
-	if n := s.stats.conns.Add(1); s.cfg.maxConns > 0 && n > int64(s.cfg.maxConns) {
+	if s.lim.AcquireConn() {
+		cs.counted.Store(true)
+	} else {
 		cs.reject = true
 	}
 	return context.WithValue(context.Background(), connKey{}, cs)
@@ -62,7 +64,7 @@ func (s *Server) onConnect(ctx context.Context, conn netpoll.Connection) context
 
 func (s *Server) onDisconnect(ctx context.Context, conn netpoll.Connection) {
 	if cs, _ := ctx.Value(connKey{}).(*connState); cs != nil && cs.counted.CompareAndSwap(true, false) {
-		s.stats.conns.Add(-1)
+		s.lim.ReleaseConn()
 	}
 }
 
@@ -124,7 +126,7 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 	c.seq = seq
 	c.payload = c.hdr.PayloadProtocol
 	var now int64
-	if s.limiter != nil || s.draining.Load() || c.hdr.IntInfo[transport.KeyRPCTimeout] != "" {
+	if s.lim.NeedsClock() || s.draining.Load() || c.hdr.IntInfo[transport.KeyRPCTimeout] != "" {
 		now = time.Now().UnixNano()
 	}
 	if s.draining.Load() {
@@ -158,19 +160,24 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 		s.stats.rejectedStop.Add(1)
 		return c.rejectAndFree(m.info.Name, thrift.ExceptionInternalError, errShuttingDown.Error(), !concurrent)
 	}
-	if s.limiter != nil && !s.limiter.allow(now) {
+	if why := s.lim.AcquireRequest(now); why != limit.None {
 		r.Release()
-		s.stats.rejectedQPS.Add(1)
+		if why == limit.QPS {
+			s.stats.rejectedQPS.Add(1)
+		} else {
+			s.stats.rejectedInFl.Add(1)
+		}
 		if oneway {
 			putCall(c)
 			return nil
 		}
-		return c.rejectAndFree(m.info.Name, thrift.ExceptionInternalError, s.overloadMsg(), !concurrent)
+		return c.rejectAndFree(m.info.Name, thrift.ExceptionInternalError, why.Err(s.lim.Limit(why)).Error(), !concurrent)
 	}
 	args := m.getArgs()
 	ctx, err := decodeArgs(args, body, c.payload)
 	r.Release()
 	if err != nil {
+		s.lim.ReleaseRequest()
 		m.putArgs(args)
 		if oneway {
 			putCall(c)
@@ -186,7 +193,6 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 			c.deadline = now + int64(c.timeout)
 		}
 	}
-	s.inflight.Add(1)
 	if concurrent && c.cs.inflight.Add(1) <= maxConnInflight {
 		s.pool.Go(c.run)
 		return nil
@@ -201,10 +207,6 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 	}
 	c.serve(false)
 	return nil
-}
-
-func (s *Server) overloadMsg() string {
-	return rpcerr.New(rpcerr.Overloaded, "server is overloaded: more than "+strconv.Itoa(s.cfg.maxQPS)+" requests per second (WithMaxQPS)").Error()
 }
 
 // call is one request on its way through the server. Calls are pooled; a
@@ -280,7 +282,7 @@ func (c *call) serve(flush bool) {
 	if cs.proto == transport.TTHeader {
 		cs.inflight.Add(-1)
 	}
-	s.inflight.Add(-1)
+	s.lim.ReleaseRequest()
 }
 
 // invoke runs the middleware and the handler, turning a panic into an

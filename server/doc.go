@@ -48,14 +48,16 @@
 //
 // Requests the server refuses on purpose are answered at once with
 // INTERNAL_ERROR whose message is the text of an [rpcerr.Error], starting
-// with "petrel: overloaded: " (WithMaxQPS) or "petrel: shutting_down: " (a
+// with "petrel: overloaded: " (WithMaxQPS, WithMaxInFlight) or "petrel: shutting_down: " (a
 // request read while Stop drains); clients map it back with
 // [rpcerr.CodeFromMessage].
 //
 // # Limits
 //
 // WithMaxConnections closes connections over the limit at once;
-// WithMaxQPS rejects requests over a token bucket; WithMaxMessageSize (16 MiB
+// WithMaxQPS rejects requests over a token bucket; WithMaxInFlight rejects
+// requests while that many are being served (package limit applies all
+// three); WithMaxMessageSize (16 MiB
 // by default) closes a connection whose frame declares more. Bad bytes close
 // the connection; they never panic the server. [Server.Stats] counts
 // what was rejected.

@@ -35,6 +35,7 @@ type config struct {
 	mws          []endpoint.Middleware
 	maxConns     int
 	maxQPS       int
+	maxInFlight  int // option_limit.go
 	readTimeout  time.Duration
 	writeTimeout time.Duration
 	idleTimeout  time.Duration
@@ -130,6 +131,8 @@ func (c *config) validate() error {
 		return configErr("WithMaxConnections", c.maxConns)
 	case c.maxQPS < 0:
 		return configErr("WithMaxQPS", c.maxQPS)
+	case c.maxInFlight < 0:
+		return configErr("WithMaxInFlight", c.maxInFlight)
 	case c.readTimeout < 0:
 		return configErr("WithReadTimeout", c.readTimeout)
 	case c.writeTimeout < 0:

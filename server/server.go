@@ -12,6 +12,7 @@ import (
 	"github.com/petrel-rpc/petrel/codec/thrift"
 	"github.com/petrel-rpc/petrel/endpoint"
 	"github.com/petrel-rpc/petrel/gopool"
+	"github.com/petrel-rpc/petrel/limit"
 	"github.com/petrel-rpc/petrel/netpoll"
 	"github.com/petrel-rpc/petrel/rpcerr"
 )
@@ -40,19 +41,18 @@ type Server struct {
 	ln       net.Listener                  // guarded by mu
 	served   chan struct{}                 // closed when Serve returns (after it started serving)
 
-	ep      endpoint.Endpoint // set before serving starts, read-only after
-	limiter *tokenBucket      // nil without WithMaxQPS; read-only
+	ep  endpoint.Endpoint // set before serving starts, read-only after
+	lim *limit.Limiter    // connections, QPS, in flight; set by New, read-only pointer
 
 	draining atomic.Bool  // set by Stop
-	inflight atomic.Int64 // requests read and not yet answered
 	lastRead atomic.Int64 // unix nanoseconds of the last request read
 
 	lastPanic atomic.Value // string: the last panic outside a handler, with its stack
 
 	stats struct {
-		conns         atomic.Int64
 		rejectedConns atomic.Int64
 		rejectedQPS   atomic.Int64
+		rejectedInFl  atomic.Int64
 		rejectedStop  atomic.Int64
 		requests      atomic.Int64
 		panics        atomic.Int64
@@ -80,8 +80,17 @@ func New(opts ...Option) *Server {
 		}
 	}
 	s.cfgErr = s.cfg.validate()
-	if s.cfg.maxQPS > 0 {
-		s.limiter = newTokenBucket(s.cfg.maxQPS, time.Now())
+	lim, err := limit.New(limit.Config{
+		MaxConnections: max(s.cfg.maxConns, 0),
+		MaxQPS:         max(s.cfg.maxQPS, 0),
+		MaxInFlight:    max(s.cfg.maxInFlight, 0),
+	}, time.Now().UnixNano())
+	if err != nil && s.cfgErr == nil {
+		s.cfgErr = err
+	}
+	s.lim = lim
+	if s.lim == nil {
+		s.lim, _ = limit.New(limit.DefaultConfig(), 0)
 	}
 	return s
 }
@@ -303,7 +312,7 @@ func (s *Server) drain(ctx context.Context, limit time.Time) error {
 	defer tick.Stop()
 	for {
 		now := time.Now()
-		if s.inflight.Load() == 0 && now.Sub(time.Unix(0, s.lastRead.Load())) >= quiet {
+		if s.lim.InFlight() == 0 && now.Sub(time.Unix(0, s.lastRead.Load())) >= quiet {
 			return nil
 		}
 		if !now.Before(limit) {
@@ -326,6 +335,8 @@ type Stats struct {
 	RejectedConnections int64
 	// RejectedQPS counts requests rejected by WithMaxQPS.
 	RejectedQPS int64
+	// RejectedInFlight counts requests rejected by WithMaxInFlight.
+	RejectedInFlight int64
 	// RejectedShuttingDown counts requests rejected because Stop was
 	// draining the server.
 	RejectedShuttingDown int64
@@ -341,12 +352,13 @@ type Stats struct {
 // Stats returns the server's counters.
 func (s *Server) Stats() Stats {
 	return Stats{
-		Connections:          s.stats.conns.Load(),
+		Connections:          s.lim.Connections(),
 		RejectedConnections:  s.stats.rejectedConns.Load(),
 		RejectedQPS:          s.stats.rejectedQPS.Load(),
+		RejectedInFlight:     s.stats.rejectedInFl.Load(),
 		RejectedShuttingDown: s.stats.rejectedStop.Load(),
 		Requests:             s.stats.requests.Load(),
-		InFlight:             s.inflight.Load(),
+		InFlight:             s.lim.InFlight(),
 		Panics:               s.stats.panics.Load(),
 	}
 }

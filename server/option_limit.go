@@ -1,0 +1,16 @@
+package server
+
+// WithMaxInFlight bounds the requests the server has read and not yet
+// answered (oneway requests included). A request beyond it is answered at
+// once, without decoding its arguments, with an ApplicationException whose
+// message is the text of an rpcerr.Overloaded error (a Petrel client returns
+// that code; see [Server] for the wire form), and is counted in
+// Stats().RejectedInFlight. With a handler of known service time T, n
+// bounds the server's throughput to n/T requests per second and the
+// queueing delay of an admitted request to nothing. Default 0: no limit.
+//
+// The limits (WithMaxConnections, WithMaxQPS, WithMaxInFlight) are
+// applied by package limit.
+func WithMaxInFlight(n int) Option {
+	return optionFunc(func(c *config) { c.maxInFlight = n })
+}
