@@ -1,0 +1,62 @@
+package stats_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/petrel-rpc/petrel/stats"
+)
+
+type key string
+
+// recorder appends its name to a log on each hook and marks the context.
+type recorder struct {
+	name string
+	log  *[]string
+}
+
+func (r recorder) Start(ctx context.Context) context.Context {
+	*r.log = append(*r.log, "start "+r.name)
+	return context.WithValue(ctx, key(r.name), true)
+}
+
+func (r recorder) Finish(ctx context.Context, st *stats.Stats) {
+	seen := ctx.Value(key("a")) != nil && ctx.Value(key("b")) != nil
+	*r.log = append(*r.log, fmt.Sprintf("finish %s %v %v", r.name, seen, st.Error))
+}
+
+func TestChain(t *testing.T) {
+	if stats.Chain() != nil || stats.Chain(nil, nil) != nil {
+		t.Fatal("Chain of nothing is not nil")
+	}
+	var log []string
+	a := recorder{"a", &log}
+	if got := stats.Chain(nil, a); got != stats.Tracer(a) {
+		t.Fatal("Chain of one tracer does not return it")
+	}
+	tr := stats.Chain(a, nil, recorder{"b", &log})
+	ctx := tr.Start(context.Background())
+	tr.Finish(ctx, &stats.Stats{Error: errors.New("x")})
+	want := []string{"start a", "start b", "finish b true x", "finish a true x"}
+	if fmt.Sprint(log) != fmt.Sprint(want) {
+		t.Fatalf("log %q, want %q", log, want)
+	}
+}
+
+func TestStats(t *testing.T) {
+	t0 := time.Unix(100, 0)
+	st := stats.Stats{Side: stats.Server, Begin: t0, End: t0.Add(3 * time.Millisecond)}
+	if st.Latency() != 3*time.Millisecond {
+		t.Fatalf("Latency %v", st.Latency())
+	}
+	st.Reset()
+	if st != (stats.Stats{}) {
+		t.Fatal("Reset left fields set")
+	}
+	if stats.Client.String() != "client" || stats.Server.String() != "server" || stats.Side(7).String() != "side_7" {
+		t.Fatal("Side.String")
+	}
+}
