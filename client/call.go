@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/petrel-rpc/petrel/rpcinfo"
+	"github.com/petrel-rpc/petrel/stats"
 	"github.com/petrel-rpc/petrel/transport"
 )
 
@@ -29,6 +30,11 @@ type callState struct {
 
 	mc    muxCall     // the multiplexed pool's waiting call
 	timer *time.Timer // the multiplexed pool's deadline; stopped between calls
+
+	gov govState // retry and circuit breakers (option_retry.go)
+
+	tracing bool        // a tracer is set (option_tracer.go): the call path fills st
+	st      stats.Stats // the call's stats for the tracer
 }
 
 // farFuture arms a timer that is stopped at once: it is only Reset per call
@@ -56,6 +62,11 @@ func putCallState(cs *callState) {
 	cs.cc = callConfig{}
 	cs.mc.result = nil
 	cs.mc.err = nil
+	cs.gov = govState{}
+	if cs.tracing {
+		cs.tracing = false
+		cs.st.Reset()
+	}
 	callStates.Put(cs)
 }
 

@@ -72,7 +72,11 @@ func New(service string, opts ...Option) (*Client, error) {
 	default:
 		c.pool = newLongPool(&c.dialer, cfg.long)
 	}
-	c.ep = endpoint.Chain(cfg.middleware...)(c.invoke)
+	mws := cfg.middleware
+	if gov := c.governance(); len(gov) > 0 {
+		mws = append(mws[:len(mws):len(mws)], gov...)
+	}
+	c.ep = endpoint.Chain(mws...)(c.invoke)
 	return c, nil
 }
 
@@ -136,6 +140,11 @@ func (c *Client) Call(ctx context.Context, method string, oneway bool, args, res
 	if result != nil {
 		resp = result
 	}
+	if c.cfg.tracer != nil {
+		err := c.callTraced(cs, args, result, resp)
+		putCallState(cs)
+		return err
+	}
 	err := c.ep(cs, args, resp)
 	putCallState(cs)
 	return err
@@ -184,15 +193,20 @@ func (c *Client) invoke(ctx context.Context, req, resp any) error {
 	if err := ctx.Err(); err != nil {
 		return ctxError(err, "before calling "+cs.ri.Method)
 	}
-	addr, err := c.res.pick(&cs.ri)
+	addr, err := c.pick(cs)
 	if err != nil {
-		return rpcerr.Wrap(rpcerr.Connection, err, "no address for "+c.service)
+		return notSent(err)
 	}
 	c.header(ctx, cs, deadline)
 	if c.mux != nil {
-		return c.callMux(ctx, cs, addr, deadline, args, result)
+		err = c.callMux(ctx, cs, addr, deadline, args, result)
+	} else {
+		err = c.callPooled(ctx, cs, addr, deadline, args, result)
 	}
-	return c.callPooled(ctx, cs, addr, deadline, args, result)
+	if cs.gov.breaker != nil {
+		c.instanceDone(cs, err)
+	}
+	return err
 }
 
 // header fills the request's TTHeader: callee, method, remaining timeout
@@ -232,7 +246,7 @@ func messageType(oneway bool) thrift.MessageType {
 func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, deadline time.Time, args, result thrift.FastCodec) error {
 	pc, err := c.pool.get(ctx, addr, deadline)
 	if err != nil {
-		return err
+		return notSent(err)
 	}
 	conn := pc.conn
 	ri := &cs.ri
@@ -244,13 +258,17 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	conn.SetWriteDeadline(deadline)
 	w := conn.Writer()
 	err = transport.WriteMessage(w, c.cfg.protocol, &cs.hdr, ri.Method, messageType(cs.oneway), ri.SeqID, args)
+	cs.gov.requestWritten()
 	if err != nil {
 		c.pool.put(pc, false)
-		return rpcerr.Wrap(rpcerr.Protocol, err, "encoding the request of "+ri.Method)
+		return notSent(rpcerr.Wrap(rpcerr.Protocol, err, "encoding the request of "+ri.Method))
 	}
 	if err = w.Flush(); err != nil {
 		c.pool.put(pc, false)
 		return c.ioError(ctx, cs, err, "writing the request of "+ri.Method+" to "+addr)
+	}
+	if cs.tracing {
+		cs.st.Send = time.Now()
 	}
 	if cs.oneway {
 		c.pool.put(pc, true)
@@ -263,6 +281,9 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	if err != nil {
 		c.pool.put(pc, false)
 		return c.ioError(ctx, cs, err, "reading the reply of "+ri.Method+" from "+addr)
+	}
+	if cs.tracing {
+		cs.st.Receive, cs.st.ResponseSize = time.Now(), len(body)
 	}
 	if seq != ri.SeqID {
 		r.Release()
@@ -314,7 +335,7 @@ func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadli
 	var err error
 	for try := 0; ; try++ {
 		if mc, err = c.mux.get(ctx, addr, deadline); err != nil {
-			return err
+			return notSent(err)
 		}
 		if cs.oneway {
 			break
@@ -323,11 +344,15 @@ func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadli
 			break
 		}
 		if try == 2 {
-			return rpcerr.Wrap(rpcerr.Connection, err, "no usable connection to "+addr)
+			return notSent(rpcerr.Wrap(rpcerr.Connection, err, "no usable connection to "+addr))
 		}
 	}
 	ri.RemoteAddr, ri.LocalAddr = mc.conn.RemoteAddr(), mc.conn.LocalAddr()
 	err = mc.send(&cs.hdr, ri.Method, messageType(cs.oneway), ri.SeqID, args)
+	cs.gov.requestWritten()
+	if cs.tracing && err == nil {
+		cs.st.Send = time.Now()
+	}
 	if cs.oneway {
 		return err
 	}
@@ -350,6 +375,9 @@ func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadli
 	select {
 	case <-call.ch:
 		cs.timer.Stop()
+		if cs.tracing {
+			cs.st.Receive = time.Now()
+		}
 		return call.err
 	case <-timeout:
 		return c.giveUp(mc, call, c.timeoutError(cs))

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/petrel-rpc/petrel/endpoint"
+	"github.com/petrel-rpc/petrel/stats"
 	"github.com/petrel-rpc/petrel/transport"
 )
 
@@ -126,7 +127,10 @@ type config struct {
 	muxConns       int
 	maxMessageSize int
 	network        string
-	err            error // the first invalid option
+	tracer         stats.Tracer // option_tracer.go; nil: none
+	err            error        // the first invalid option
+
+	gov govConfig // option_retry.go, option_breaker.go
 }
 
 func defaultConfig() config {

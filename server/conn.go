@@ -126,8 +126,11 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 	c.seq = seq
 	c.payload = c.hdr.PayloadProtocol
 	var now int64
-	if s.lim.NeedsClock() || s.draining.Load() || c.hdr.IntInfo[transport.KeyRPCTimeout] != "" {
+	if s.lim.NeedsClock() || s.draining.Load() || s.cfg.tracer != nil || c.hdr.IntInfo[transport.KeyRPCTimeout] != "" {
 		now = time.Now().UnixNano()
+	}
+	if s.cfg.tracer != nil {
+		c.recvAt, c.reqSize = now, len(body)
 	}
 	if s.draining.Load() {
 		s.lastRead.Store(now)
@@ -225,6 +228,8 @@ type call struct {
 	timeout  time.Duration
 	deadline int64  // unix nanoseconds; 0 when none
 	run      func() // c.serveConcurrent, bound once
+	recvAt   int64  // with a tracer: unix nanoseconds the request was read
+	reqSize  int    // with a tracer: the request's body size
 }
 
 var callPool sync.Pool
@@ -242,6 +247,7 @@ func getCall() *call { return callPool.Get().(*call) }
 func putCall(c *call) {
 	c.s, c.cs, c.m, c.args, c.ctx = nil, nil, nil, nil, nil
 	c.seq, c.payload, c.oneway, c.timeout, c.deadline = 0, 0, false, 0, 0
+	c.recvAt, c.reqSize = 0, 0
 	c.hdr.Reset()
 	callPool.Put(c)
 }
@@ -270,10 +276,14 @@ func (c *call) serve(flush bool) {
 		ctx.deadline = time.Unix(0, c.deadline)
 	}
 	result := m.getResult()
-	err := c.invoke(ctx, result)
-	ctx.finish()
-	if !c.oneway {
-		c.writeReply(result, err, flush)
+	if s.cfg.tracer != nil {
+		c.serveTraced(ctx, result, flush) // option_tracer.go
+	} else {
+		err := c.invoke(ctx, result)
+		ctx.finish()
+		if !c.oneway {
+			c.writeReply(result, err, flush)
+		}
 	}
 	m.putArgs(c.args)
 	m.putResult(result)
@@ -287,7 +297,7 @@ func (c *call) serve(flush bool) {
 
 // invoke runs the middleware and the handler, turning a panic into an
 // Internal error.
-func (c *call) invoke(ctx *callCtx, result thrift.FastCodec) (err error) {
+func (c *call) invoke(ctx context.Context, result thrift.FastCodec) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.s.stats.panics.Add(1)

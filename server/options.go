@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/petrel-rpc/petrel/endpoint"
+	"github.com/petrel-rpc/petrel/stats"
 )
 
 // Option configures a Server. Options are made by the With functions of this
@@ -35,7 +36,8 @@ type config struct {
 	mws          []endpoint.Middleware
 	maxConns     int
 	maxQPS       int
-	maxInFlight  int // option_limit.go
+	maxInFlight  int          // option_limit.go
+	tracer       stats.Tracer // option_tracer.go; nil: none
 	readTimeout  time.Duration
 	writeTimeout time.Duration
 	idleTimeout  time.Duration

@@ -1,0 +1,49 @@
+package server
+
+import (
+	"context"
+	"time"
+
+	"github.com/petrel-rpc/petrel/codec/thrift"
+	"github.com/petrel-rpc/petrel/stats"
+)
+
+// WithTracer makes the server report every request it serves to t:
+// t.Start once the call's rpcinfo and the caller's metainfo are in the
+// context, before the middleware (the context it returns is the one the
+// middleware and handler see), and t.Finish after the reply is written,
+// with the call's stats.Stats (Begin = Receive = request read,
+// HandleStart/HandleEnd around middleware and handler, Send = reply
+// written, sizes, the handler's error). Requests rejected before a handler
+// runs (limits, unknown methods, draining) are not traced. Use stats.Chain
+// for several tracers; a nil t sets none. Default: none, and then the call
+// path does no tracing work.
+func WithTracer(t stats.Tracer) Option {
+	return optionFunc(func(c *config) { c.tracer = t })
+}
+
+// serveTraced is serve's handler and reply between the tracer's hooks.
+func (c *call) serveTraced(cctx *callCtx, result thrift.FastCodec, flush bool) {
+	tr := c.s.cfg.tracer
+	st := stats.Stats{Side: stats.Server, RequestSize: c.reqSize}
+	st.Begin = time.Unix(0, c.recvAt)
+	st.Receive = st.Begin
+	var ctx context.Context = cctx
+	if tctx := tr.Start(cctx); tctx != nil {
+		ctx = tctx
+	}
+	st.HandleStart = time.Now()
+	err := c.invoke(ctx, result)
+	st.HandleEnd = time.Now()
+	cctx.finish()
+	st.Error = err
+	if !c.oneway {
+		if err == nil && result != nil {
+			st.ResponseSize = result.BLength()
+		}
+		c.writeReply(result, err, flush)
+		st.Send = time.Now()
+	}
+	st.End = time.Now()
+	tr.Finish(ctx, &st)
+}

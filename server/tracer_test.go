@@ -1,0 +1,175 @@
+package server_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/petrel-rpc/petrel/client"
+	"github.com/petrel-rpc/petrel/metainfo"
+	"github.com/petrel-rpc/petrel/rpcerr"
+	"github.com/petrel-rpc/petrel/rpcinfo"
+	"github.com/petrel-rpc/petrel/server"
+	"github.com/petrel-rpc/petrel/server/internal/echotest"
+	"github.com/petrel-rpc/petrel/stats"
+)
+
+// traced is what a recordingTracer saw of one call.
+type traced struct {
+	method string
+	st     stats.Stats
+	marked bool   // the context Finish got is the one Start returned
+	token  string // server side: the metainfo value the client's Start set
+}
+
+type markKey struct{}
+
+// recordingTracer records every finished call; on the client its Start
+// adds a transient metainfo value, which the server's tracer reads back.
+type recordingTracer struct {
+	mu    sync.Mutex
+	calls []traced // guarded by mu
+}
+
+func (r *recordingTracer) Start(ctx context.Context) context.Context {
+	ctx = context.WithValue(ctx, markKey{}, true)
+	if ri := rpcinfo.FromContext(ctx); ri != nil {
+		ctx = metainfo.WithValue(ctx, "trace-token", "tok-"+ri.Method)
+	}
+	return ctx
+}
+
+func (r *recordingTracer) Finish(ctx context.Context, st *stats.Stats) {
+	tr := traced{st: *st, marked: ctx.Value(markKey{}) != nil}
+	if ri := rpcinfo.FromContext(ctx); ri != nil {
+		tr.method = ri.Method
+	}
+	tr.token, _ = metainfo.GetValue(ctx, "trace-token")
+	r.mu.Lock()
+	r.calls = append(r.calls, tr)
+	r.mu.Unlock()
+}
+
+func (r *recordingTracer) take() []traced {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.calls
+	r.calls = nil
+	return out
+}
+
+func TestTracer(t *testing.T) {
+	srvT := new(recordingTracer)
+	_, _, addr := startServer(t, server.WithTracer(srvT))
+	for _, pool := range []struct {
+		name string
+		opt  client.Option
+	}{
+		{"long", client.WithLongConnection(client.LongPoolConfig{})},
+		{"mux", client.WithMuxConnection(1)},
+	} {
+		t.Run(pool.name, func(t *testing.T) {
+			cliT := new(recordingTracer)
+			cli, err := echotest.NewEchoClient("Echo", client.WithHostPorts(addr), pool.opt, client.WithTracer(cliT))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cli.Close()
+			msg := strings.Repeat("m", 300)
+			if _, err := cli.Echo(context.Background(), &echotest.Request{Action: "sleep", Msg: "2ms"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cli.Echo(context.Background(), &echotest.Request{Action: "echo", Msg: msg}); err != nil {
+				t.Fatal(err)
+			}
+			_, ferr := cli.Echo(context.Background(), &echotest.Request{Action: "fail", Msg: "x"})
+			if ferr == nil {
+				t.Fatal("fail action succeeded")
+			}
+			cs := cliT.take()
+			// The server finishes after writing the reply, possibly after
+			// the client returned: wait for its records.
+			var ss []traced
+			for deadline := time.Now().Add(2 * time.Second); len(ss) < 3 && time.Now().Before(deadline); {
+				ss = append(ss, srvT.take()...)
+				time.Sleep(time.Millisecond)
+			}
+			if len(cs) != 3 || len(ss) != 3 {
+				t.Fatalf("client traced %d calls, server %d; want 3 and 3", len(cs), len(ss))
+			}
+			for i, c := range cs {
+				st := c.st
+				if !c.marked || c.method != "echo" || st.Side != stats.Client {
+					t.Fatalf("client call %d: %+v", i, c)
+				}
+				if !(st.Begin.Before(st.Send) || st.Begin.Equal(st.Send)) || st.Receive.Before(st.Send) || st.End.Before(st.Receive) {
+					t.Fatalf("client call %d: times out of order: begin %v send %v receive %v end %v", i, st.Begin, st.Send, st.Receive, st.End)
+				}
+				if st.RequestSize <= 0 || (i < 2 && st.ResponseSize <= 0) {
+					t.Fatalf("client call %d: sizes %d %d", i, st.RequestSize, st.ResponseSize)
+				}
+			}
+			if cs[0].st.Latency() < 2*time.Millisecond {
+				t.Fatalf("a 2 ms handler traced at %v on the client", cs[0].st.Latency())
+			}
+			if cs[1].st.RequestSize < 300 || cs[1].st.ResponseSize < 300 {
+				t.Fatalf("300-byte message: request %d response %d bytes", cs[1].st.RequestSize, cs[1].st.ResponseSize)
+			}
+			if cs[2].st.Error != ferr || cs[0].st.Error != nil {
+				t.Fatalf("client errors: %v %v", cs[0].st.Error, cs[2].st.Error)
+			}
+			var srvErr int
+			for i, c := range ss {
+				st := c.st
+				if !c.marked || c.method != "echo" || st.Side != stats.Server || c.token != "tok-echo" {
+					t.Fatalf("server call %d: %+v (metainfo from the client's tracer %q)", i, c, c.token)
+				}
+				if st.HandleStart.Before(st.Receive) || st.HandleEnd.Before(st.HandleStart) || st.Send.Before(st.HandleEnd) || st.End.Before(st.Send) {
+					t.Fatalf("server call %d: times out of order: %+v", i, st)
+				}
+				if st.RequestSize <= 0 {
+					t.Fatalf("server call %d: request size %d", i, st.RequestSize)
+				}
+				if st.Error != nil {
+					srvErr++
+					if !strings.Contains(st.Error.Error(), "plain failure") {
+						t.Fatalf("server error %v", st.Error)
+					}
+				} else if st.ResponseSize <= 0 {
+					t.Fatalf("server call %d: response size %d", i, st.ResponseSize)
+				}
+			}
+			if srvErr != 1 {
+				t.Fatalf("server traced %d failed calls, want 1", srvErr)
+			}
+		})
+	}
+}
+
+// TestTracerRejected: a request refused by a limit is traced by the client
+// (with its Overloaded error), not by the server.
+func TestTracerRejected(t *testing.T) {
+	srvT := new(recordingTracer)
+	_, _, addr := startServer(t, server.WithTracer(srvT), server.WithMaxQPS(1))
+	cliT := new(recordingTracer)
+	cli, err := echotest.NewEchoClient("Echo", client.WithHostPorts(addr), client.WithTracer(cliT))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	cli.Echo(context.Background(), &echotest.Request{Action: "echo"})
+	_, err = cli.Echo(context.Background(), &echotest.Request{Action: "echo"})
+	if rpcerr.CodeOf(err) != rpcerr.Overloaded {
+		t.Fatalf("second call: %v", err)
+	}
+	cs := cliT.take()
+	if len(cs) != 2 || rpcerr.CodeOf(cs[1].st.Error) != rpcerr.Overloaded {
+		t.Fatalf("client traced %d calls: %+v", len(cs), cs)
+	}
+	time.Sleep(10 * time.Millisecond)
+	if ss := srvT.take(); len(ss) != 1 {
+		t.Fatalf("server traced %d calls, want 1", len(ss))
+	}
+}
