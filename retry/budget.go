@@ -1,0 +1,200 @@
+package retry
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults of BudgetConfig.
+const (
+	DefaultBudgetRatio   = 0.1
+	DefaultBudgetWindow  = 10 * time.Second
+	DefaultBudgetBuckets = 10
+	DefaultMinRetries    = 3
+)
+
+// BudgetConfig configures a [Budget]. Zero fields take their defaults.
+type BudgetConfig struct {
+	// Ratio is the largest number of retries allowed per original request
+	// over the window (default DefaultBudgetRatio, 0.1: at most 10% more
+	// attempts than requests). It must be in [0, 1]; a negative value
+	// disables retries.
+	Ratio float64
+	// Window is the length of the sliding window (default
+	// DefaultBudgetWindow, 10s).
+	Window time.Duration
+	// Buckets is how many slices the window moves by (default
+	// DefaultBudgetBuckets, 10): the window slides by Window/Buckets.
+	Buckets int
+	// MinRetries is a number of retries allowed per window whatever the
+	// request count, so that a client with little traffic can still retry
+	// (default DefaultMinRetries, 3). A negative value means none.
+	MinRetries int
+	// Now is the clock (default time.Now); tests set a fake one.
+	Now func() time.Time
+}
+
+// DefaultBudgetConfig returns the defaults.
+func DefaultBudgetConfig() BudgetConfig {
+	return BudgetConfig{
+		Ratio:      DefaultBudgetRatio,
+		Window:     DefaultBudgetWindow,
+		Buckets:    DefaultBudgetBuckets,
+		MinRetries: DefaultMinRetries,
+		Now:        time.Now,
+	}
+}
+
+// Validate reports a configuration that cannot work.
+func (c *BudgetConfig) Validate() error {
+	if c.Ratio > 1 {
+		return fmt.Errorf("retry: BudgetConfig.Ratio is %v; it must be at most 1 (one retry per request)", c.Ratio)
+	}
+	if c.Window < 0 {
+		return fmt.Errorf("retry: BudgetConfig.Window is %v; it must be 0 (default) or positive", c.Window)
+	}
+	if c.Buckets < 0 || c.Buckets > 1000 {
+		return fmt.Errorf("retry: BudgetConfig.Buckets is %d; it must be 0 (default) to 1000", c.Buckets)
+	}
+	if c.Window > 0 && c.Buckets > 0 && c.Window/time.Duration(c.Buckets) <= 0 {
+		return fmt.Errorf("retry: BudgetConfig.Window %v is too short for %d buckets", c.Window, c.Buckets)
+	}
+	return nil
+}
+
+func (c *BudgetConfig) fill() {
+	if c.Ratio == 0 {
+		c.Ratio = DefaultBudgetRatio
+	}
+	if c.Ratio < 0 {
+		c.Ratio = 0
+	}
+	if c.Window == 0 {
+		c.Window = DefaultBudgetWindow
+	}
+	if c.Buckets == 0 {
+		c.Buckets = DefaultBudgetBuckets
+	}
+	if c.MinRetries == 0 {
+		c.MinRetries = DefaultMinRetries
+	}
+	if c.MinRetries < 0 {
+		c.MinRetries = 0
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+}
+
+// Budget bounds retries to a share of requests over a sliding window, so
+// that retries cannot multiply the load of a failing service: with the
+// default ratio of 0.1, the attempts sent are at most 1.1 per request
+// whatever fails.
+//
+// Three things are counted: original requests ([Budget.Request]), retries
+// granted ([Budget.Acquire]) and calls made on behalf of a request that is
+// itself a retry one hop up ([Budget.Debit]). The last ones count as
+// retries: a handler serving a retried request spends this hop's budget,
+// so that across two hops the attempts reaching the second server stay
+// within the ratio of the first hop's requests.
+//
+// A Budget is safe for concurrent use and allocates nothing per call. The
+// counters are atomic; when many goroutines race at a bucket boundary a
+// count may land in the old bucket or be lost, and concurrent Acquires may
+// overshoot the limit by at most the number of racing goroutines.
+type Budget struct {
+	ratio      float64
+	minRetries int64
+	now        func() time.Time
+	win        window
+}
+
+// NewBudget returns a Budget configured by cfg.
+func NewBudget(cfg BudgetConfig) (*Budget, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg.fill()
+	b := &Budget{ratio: cfg.Ratio, minRetries: int64(cfg.MinRetries), now: cfg.Now}
+	b.win.init(cfg.Window, cfg.Buckets)
+	return b, nil
+}
+
+// Request records an original request (a first attempt).
+func (b *Budget) Request() {
+	b.win.add(b.now().UnixNano(), 1, 0)
+}
+
+// Debit records an attempt that counts as a retry without asking: a call
+// made while serving a request that was itself a retry.
+func (b *Budget) Debit() {
+	b.win.add(b.now().UnixNano(), 0, 1)
+}
+
+// Acquire reports whether one more retry fits in the budget, and records it
+// when it does.
+func (b *Budget) Acquire() bool {
+	now := b.now().UnixNano()
+	reqs, retries := b.win.sum(now)
+	if retries >= b.minRetries && float64(retries+1) > b.ratio*float64(reqs) {
+		return false
+	}
+	b.win.add(now, 0, 1)
+	return true
+}
+
+// Counts returns the requests and retries (granted and debited) in the
+// current window.
+func (b *Budget) Counts() (requests, retries int64) {
+	return b.win.sum(b.now().UnixNano())
+}
+
+// window is a ring of time buckets, each counting two quantities.
+type window struct {
+	width   int64 // nanoseconds per bucket
+	buckets []bucket
+}
+
+type bucket struct {
+	epoch atomic.Int64 // the bucket's slice of time (now/width) its counts belong to
+	a, b  atomic.Int64 // the counts of that slice
+}
+
+func (w *window) init(d time.Duration, n int) {
+	w.width = int64(d) / int64(n)
+	w.buckets = make([]bucket, n)
+	for i := range w.buckets {
+		w.buckets[i].epoch.Store(-1)
+	}
+}
+
+func (w *window) add(now int64, da, db int64) {
+	e := now / w.width
+	bk := &w.buckets[e%int64(len(w.buckets))]
+	if old := bk.epoch.Load(); old != e && old < e {
+		if bk.epoch.CompareAndSwap(old, e) {
+			bk.a.Store(0)
+			bk.b.Store(0)
+		}
+	}
+	if da != 0 {
+		bk.a.Add(da)
+	}
+	if db != 0 {
+		bk.b.Add(db)
+	}
+}
+
+func (w *window) sum(now int64) (a, b int64) {
+	e := now / w.width
+	n := int64(len(w.buckets))
+	for i := range w.buckets {
+		bk := &w.buckets[i]
+		if be := bk.epoch.Load(); be >= 0 && e-be < n && be <= e {
+			a += bk.a.Load()
+			b += bk.b.Load()
+		}
+	}
+	return a, b
+}

@@ -1,0 +1,328 @@
+package retry
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/petrel-rpc/petrel/endpoint"
+	"github.com/petrel-rpc/petrel/metainfo"
+	"github.com/petrel-rpc/petrel/rpcerr"
+	"github.com/petrel-rpc/petrel/rpcinfo"
+)
+
+// MarkerKey is the transient metainfo key a retried attempt carries (its
+// value is the attempt's number, "2" for the first retry). Over TTHeader it
+// travels as "RPC_TRANSIT_RetryReq", the key Kitex uses for the same
+// purpose. The server puts it in the handler's context, where a client
+// called with that context finds it ([IsRetry]) and does not retry again.
+const MarkerKey = "RetryReq"
+
+// IsRetry reports whether ctx carries the retry marker: it is the context
+// of a retried attempt, or of a handler serving one.
+func IsRetry(ctx context.Context) bool {
+	_, ok := metainfo.GetValue(ctx, MarkerKey)
+	return ok
+}
+
+var attemptNames = [maxAttemptsLimit + 1]string{}
+
+func init() {
+	for i := range attemptNames {
+		attemptNames[i] = strconv.Itoa(i)
+	}
+}
+
+// WithMarker returns ctx carrying the retry marker of attempt n (n >= 2).
+func WithMarker(ctx context.Context, n int) context.Context {
+	if n >= 0 && n < len(attemptNames) {
+		return metainfo.WithValue(ctx, MarkerKey, attemptNames[n])
+	}
+	return metainfo.WithValue(ctx, MarkerKey, strconv.Itoa(n))
+}
+
+// Config configures a [Retryer]. The zero Config is usable: every method
+// gets the zero Policy and the default budget.
+type Config struct {
+	// Default is the policy of methods not in Methods.
+	Default Policy
+	// Methods holds per-method policies, by method name (as in the IDL).
+	Methods map[string]Policy
+	// Budget bounds the retries of all methods together.
+	Budget BudgetConfig
+}
+
+// Validate reports a configuration that cannot work.
+func (c *Config) Validate() error {
+	if err := c.Default.Validate(); err != nil {
+		return err
+	}
+	for name, p := range c.Methods {
+		if err := p.Validate(); err != nil {
+			return fmt.Errorf("method %q: %w", name, err)
+		}
+	}
+	return c.Budget.Validate()
+}
+
+// Retryer applies retry policies to the calls of one client. Its
+// middleware ([Retryer.Middleware]) goes around each call; the budget is
+// shared by every call through it. It is safe for concurrent use.
+type Retryer struct {
+	def     Policy
+	methods map[string]*Policy // read-only after New
+	budget  *Budget
+}
+
+// New returns a Retryer configured by cfg.
+func New(cfg Config) (*Retryer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	b, err := NewBudget(cfg.Budget)
+	if err != nil {
+		return nil, err
+	}
+	r := &Retryer{def: cfg.Default, methods: make(map[string]*Policy, len(cfg.Methods)), budget: b}
+	r.def.fill()
+	for name, p := range cfg.Methods {
+		p.fill()
+		r.methods[name] = &p
+	}
+	return r, nil
+}
+
+// Budget returns the retry budget shared by the Retryer's calls.
+func (r *Retryer) Budget() *Budget { return r.budget }
+
+// Policy returns the policy of method, its defaults filled in.
+func (r *Retryer) Policy(method string) Policy { return *r.policy(method) }
+
+func (r *Retryer) policy(method string) *Policy {
+	if p, ok := r.methods[method]; ok {
+		return p
+	}
+	return &r.def
+}
+
+// Fork prepares an attempt that runs at the same time as others of the same
+// call (a backup request): it returns the attempt's context, a result value
+// of its own for the attempt to decode into, a channel closed once the
+// attempt's request is written (nil if the caller cannot tell; the
+// middleware then waits for the attempt to end before it returns), and done,
+// which the middleware calls once the attempt has ended: with won true it
+// copies the attempt's result into resp; it then releases what the attempt
+// held. The client supplies it (client.WithRetry); without a Fork backup
+// requests are not sent.
+type Fork func(ctx context.Context, resp any) (actx context.Context, aresp any, sent <-chan struct{}, done func(won bool))
+
+// Middleware returns the middleware that retries calls by their method's
+// policy (the method is rpcinfo.FromContext(ctx).Method). fork makes the
+// attempts of backup requests; it may be nil when no policy has a
+// BackupDelay.
+//
+// The middleware goes around the endpoint that makes one attempt. Failure
+// retries call next again with the same request and result, one at a time;
+// a retried attempt's context carries the marker ([WithMarker]). A call
+// whose context already carries the marker (made while serving a retried
+// request) is never retried: it goes through once and is counted against
+// the budget as a retry.
+func (r *Retryer) Middleware(fork Fork) endpoint.Middleware {
+	return func(next endpoint.Endpoint) endpoint.Endpoint {
+		return func(ctx context.Context, req, resp any) error {
+			ri := rpcinfo.FromContext(ctx)
+			var p *Policy
+			var timeout time.Duration
+			if ri != nil {
+				p, timeout = r.policy(ri.Method), ri.Timeout
+			} else {
+				p = &r.def
+			}
+			if IsRetry(ctx) {
+				r.budget.Debit()
+				return next(ctx, req, resp)
+			}
+			r.budget.Request()
+			if p.MaxAttempts <= 1 {
+				return next(ctx, req, resp)
+			}
+			var deadline time.Time
+			if timeout > 0 {
+				deadline = time.Now().Add(timeout)
+			}
+			if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
+				deadline = d
+			}
+			if p.BackupDelay > 0 && fork != nil {
+				return r.hedge(ctx, req, resp, p, deadline, fork, next)
+			}
+			return r.retry(ctx, req, resp, p, deadline, next)
+		}
+	}
+}
+
+// attemptCtx bounds an attempt by the policy's AttemptTimeout.
+func attemptCtx(ctx context.Context, p *Policy) (context.Context, context.CancelFunc) {
+	if p.AttemptTimeout > 0 {
+		return context.WithTimeout(ctx, p.AttemptTimeout)
+	}
+	return ctx, nil
+}
+
+// retry runs failure retries, one attempt at a time.
+func (r *Retryer) retry(ctx context.Context, req, resp any, p *Policy, deadline time.Time, next endpoint.Endpoint) error {
+	actx, cancel := attemptCtx(ctx, p)
+	err := next(actx, req, resp)
+	if cancel != nil {
+		cancel()
+	}
+	var timer *time.Timer
+	for n := 2; err != nil && n <= p.MaxAttempts; n++ {
+		if !p.mayRetry(err) || ctx.Err() != nil {
+			break
+		}
+		wait := p.Backoff.Delay(n - 1)
+		if !deadline.IsZero() && time.Until(deadline) <= wait {
+			break // no time left for another attempt
+		}
+		if !r.budget.Acquire() {
+			break
+		}
+		if wait > 0 {
+			if timer == nil {
+				timer = time.NewTimer(wait)
+			} else {
+				timer.Reset(wait)
+			}
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+				timer.Stop()
+				return err
+			}
+		}
+		actx, cancel = attemptCtx(WithMarker(ctx, n), p)
+		err = next(actx, req, resp)
+		if cancel != nil {
+			cancel()
+		}
+	}
+	if timer != nil {
+		timer.Stop()
+	}
+	return err
+}
+
+// attempt is one attempt of a backup-request call.
+type attempt struct {
+	cancel context.CancelFunc
+	sent   <-chan struct{}
+	ended  chan struct{} // closed when next returned
+	done   func(won bool)
+	err    error // set before ended is closed
+}
+
+// hedge runs backup requests: a new attempt whenever BackupDelay passes
+// without a reply (or an attempt fails with a retryable error), up to
+// MaxAttempts; the first reply wins.
+func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline time.Time, fork Fork, next endpoint.Endpoint) error {
+	results := make(chan *attempt, p.MaxAttempts)
+	all := make([]*attempt, 0, p.MaxAttempts)
+	launch := func() {
+		n := len(all) + 1
+		actx, aresp, sent, done := fork(ctx, resp)
+		if n > 1 {
+			actx = WithMarker(actx, n)
+		}
+		var cctx context.Context
+		var cancel context.CancelFunc
+		if p.AttemptTimeout > 0 {
+			cctx, cancel = context.WithTimeout(actx, p.AttemptTimeout)
+		} else {
+			cctx, cancel = context.WithCancel(actx)
+		}
+		a := &attempt{cancel: cancel, sent: sent, ended: make(chan struct{}), done: done}
+		all = append(all, a)
+		go func() {
+			a.err = next(cctx, req, aresp)
+			close(a.ended)
+			results <- a
+		}()
+	}
+	// canRetry: another attempt may be launched now.
+	canRetry := func() bool {
+		if len(all) >= p.MaxAttempts || ctx.Err() != nil {
+			return false
+		}
+		if !deadline.IsZero() && time.Until(deadline) <= 0 {
+			return false
+		}
+		return r.budget.Acquire()
+	}
+	launch()
+	timer := time.NewTimer(p.BackupDelay)
+	defer timer.Stop()
+	inflight := 1
+	var lastErr error
+	for {
+		select {
+		case a := <-results:
+			inflight--
+			if a.err == nil || !p.mayRetry(a.err) {
+				r.settle(all, a, inflight, results)
+				return a.err
+			}
+			a.done(false)
+			lastErr = a.err
+			if canRetry() {
+				launch()
+				inflight++
+				timer.Reset(p.BackupDelay)
+			} else if inflight == 0 {
+				return lastErr
+			}
+		case <-timer.C:
+			if canRetry() {
+				launch()
+				inflight++
+				timer.Reset(p.BackupDelay)
+			}
+		case <-ctx.Done():
+			r.settle(all, nil, inflight, results)
+			return rpcerr.Wrap(rpcerr.CodeOf(ctx.Err()), ctx.Err(), "waiting for the attempts of a backup-request call")
+		}
+	}
+}
+
+// settle ends a backup-request call: the winner (nil if none) gives its
+// result to the caller; the attempts still in flight are canceled, waited
+// for until their requests are written (the caller may reuse the request
+// once the call returns), and released in the background when they end.
+func (r *Retryer) settle(all []*attempt, winner *attempt, inflight int, results <-chan *attempt) {
+	for _, a := range all {
+		if a == winner {
+			continue
+		}
+		a.cancel()
+		if a.sent != nil {
+			select {
+			case <-a.sent:
+			case <-a.ended:
+			}
+		} else {
+			<-a.ended
+		}
+	}
+	if winner != nil {
+		winner.cancel()
+		winner.done(true)
+	}
+	if inflight > 0 {
+		go func() {
+			for range inflight {
+				(<-results).done(false)
+			}
+		}()
+	}
+}
