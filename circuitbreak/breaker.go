@@ -1,0 +1,354 @@
+package circuitbreak
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/petrel-rpc/petrel/rpcerr"
+)
+
+// State is a breaker's state.
+type State int32
+
+const (
+	// Closed: calls go through; outcomes are counted.
+	Closed State = iota
+	// Open: calls are rejected at once until Config.OpenFor has passed.
+	Open
+	// HalfOpen: one probe call at a time goes through; the others are
+	// rejected. Config.HalfOpenSuccesses successful probes in a row close
+	// the breaker; a failed probe opens it again.
+	HalfOpen
+)
+
+func (s State) String() string {
+	switch s {
+	case Closed:
+		return "closed"
+	case Open:
+		return "open"
+	case HalfOpen:
+		return "half-open"
+	}
+	return fmt.Sprintf("state(%d)", int32(s))
+}
+
+// Defaults of Config.
+const (
+	DefaultWindow            = time.Second
+	DefaultBuckets           = 10
+	DefaultErrorRate         = 0.5
+	DefaultMinSamples        = 20
+	DefaultOpenFor           = 500 * time.Millisecond
+	DefaultHalfOpenSuccesses = 3
+)
+
+// Config configures a [Breaker]. Zero fields take their defaults.
+type Config struct {
+	// Window is the length of the sliding window over which the error rate
+	// is measured (default DefaultWindow, 1s). From a healthy state, a
+	// service failing every call trips the breaker after about
+	// Window*ErrorRate.
+	Window time.Duration
+	// Buckets is how many slices the window moves by (default
+	// DefaultBuckets, 10).
+	Buckets int
+	// ErrorRate is the share of counted failures among the window's calls
+	// at which the breaker opens (default DefaultErrorRate, 0.5), in (0, 1].
+	ErrorRate float64
+	// MinSamples is the fewest calls in the window before the error rate is
+	// judged (default DefaultMinSamples, 20).
+	MinSamples int
+	// OpenFor is how long an open breaker rejects every call before it lets
+	// a probe through (default DefaultOpenFor, 500ms).
+	OpenFor time.Duration
+	// HalfOpenSuccesses is how many successful probes in a row close the
+	// breaker (default DefaultHalfOpenSuccesses, 3).
+	HalfOpenSuccesses int
+	// Counts says which errors count as failures (default
+	// [DefaultCounts]). Errors it rejects count as successes: the service
+	// answered.
+	Counts func(err error) bool
+	// Now is the clock (default time.Now); tests set a fake one.
+	Now func() time.Time
+}
+
+// DefaultConfig returns the defaults.
+func DefaultConfig() Config {
+	c := Config{}
+	c.fill()
+	return c
+}
+
+// Validate reports a configuration that cannot work.
+func (c *Config) Validate() error {
+	if c.Window < 0 || c.OpenFor < 0 {
+		return fmt.Errorf("circuitbreak: Window (%v) and OpenFor (%v) must not be negative", c.Window, c.OpenFor)
+	}
+	if c.Buckets < 0 || c.Buckets > 1000 {
+		return fmt.Errorf("circuitbreak: Buckets is %d; it must be 0 (default) to 1000", c.Buckets)
+	}
+	if c.ErrorRate < 0 || c.ErrorRate > 1 {
+		return fmt.Errorf("circuitbreak: ErrorRate is %v; it must be in (0, 1] (0: default)", c.ErrorRate)
+	}
+	if c.MinSamples < 0 || c.HalfOpenSuccesses < 0 {
+		return fmt.Errorf("circuitbreak: MinSamples (%d) and HalfOpenSuccesses (%d) must not be negative", c.MinSamples, c.HalfOpenSuccesses)
+	}
+	w, n := c.Window, c.Buckets
+	if w == 0 {
+		w = DefaultWindow
+	}
+	if n == 0 {
+		n = DefaultBuckets
+	}
+	if w/time.Duration(n) <= 0 {
+		return fmt.Errorf("circuitbreak: Window %v is too short for %d buckets", w, n)
+	}
+	return nil
+}
+
+func (c *Config) fill() {
+	if c.Window == 0 {
+		c.Window = DefaultWindow
+	}
+	if c.Buckets == 0 {
+		c.Buckets = DefaultBuckets
+	}
+	if c.ErrorRate == 0 {
+		c.ErrorRate = DefaultErrorRate
+	}
+	if c.MinSamples == 0 {
+		c.MinSamples = DefaultMinSamples
+	}
+	if c.OpenFor == 0 {
+		c.OpenFor = DefaultOpenFor
+	}
+	if c.HalfOpenSuccesses == 0 {
+		c.HalfOpenSuccesses = DefaultHalfOpenSuccesses
+	}
+	if c.Counts == nil {
+		c.Counts = DefaultCounts
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+}
+
+// DefaultCounts is the default failure predicate: every error except those
+// that are answers or the caller's own doing: rpcerr codes Business
+// (business status), Declared (IDL-declared exceptions) and Canceled. A nil
+// error is a success.
+func DefaultCounts(err error) bool {
+	switch rpcerr.CodeOf(err) {
+	case rpcerr.OK, rpcerr.Business, rpcerr.Declared, rpcerr.Canceled:
+		return false
+	}
+	return true
+}
+
+// ErrOpen is the cause of the error a breaker returns when it rejects a
+// call. The error itself has code rpcerr.Overloaded (the client sheds the
+// call, as an overloaded server would): errors.Is(err, ErrOpen) tells them
+// apart.
+var ErrOpen = &openError{}
+
+type openError struct{}
+
+func (*openError) Error() string { return "circuit breaker is open" }
+
+// errRejected is what Allow returns: one value, no allocation per call.
+var errRejected = rpcerr.Wrap(rpcerr.Overloaded, ErrOpen, "circuitbreak: call rejected")
+
+// Stats are a breaker's counters since it was made.
+type Stats struct {
+	Allowed  int64 // calls let through, probes included
+	Rejected int64 // calls rejected
+	Probes   int64 // half-open probes let through
+	Opened   int64 // times the breaker opened
+}
+
+// Breaker is a circuit breaker over a sliding window of call outcomes. Call
+// [Breaker.Allow] before a call and [Breaker.Done] after it. It is safe for
+// concurrent use; in the closed state Allow and Done take no lock and
+// allocate nothing.
+type Breaker struct {
+	cfg   Config
+	state atomic.Int32 // State; written under mu
+	win   window       // outcomes of the closed state (a: calls, b: failures)
+
+	mu        sync.Mutex
+	openedAt  time.Time // when it last opened; guarded by mu
+	probing   bool      // a probe is in flight; guarded by mu
+	successes int       // successful probes in a row; guarded by mu
+
+	allowed, rejected, probes, opened atomic.Int64
+}
+
+// New returns a Breaker configured by cfg.
+func New(cfg Config) (*Breaker, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg.fill()
+	b := &Breaker{cfg: cfg}
+	b.win.init(cfg.Window, cfg.Buckets)
+	return b, nil
+}
+
+// State returns the breaker's state. An open breaker whose OpenFor has
+// passed reports HalfOpen only once a call asked to go through.
+func (b *Breaker) State() State { return State(b.state.Load()) }
+
+// Stats returns the breaker's counters.
+func (b *Breaker) Stats() Stats {
+	return Stats{Allowed: b.allowed.Load(), Rejected: b.rejected.Load(), Probes: b.probes.Load(), Opened: b.opened.Load()}
+}
+
+// Allow asks to make a call. It returns nil and whether the call is a
+// half-open probe, or an error of code rpcerr.Overloaded wrapping
+// [ErrOpen]. Every allowed call must be followed by Done with the same
+// probe value.
+func (b *Breaker) Allow() (probe bool, err error) {
+	if State(b.state.Load()) == Closed {
+		b.allowed.Add(1)
+		return false, nil
+	}
+	b.mu.Lock()
+	switch State(b.state.Load()) {
+	case Closed:
+		b.mu.Unlock()
+		b.allowed.Add(1)
+		return false, nil
+	case Open:
+		if b.cfg.Now().Sub(b.openedAt) < b.cfg.OpenFor {
+			b.mu.Unlock()
+			b.rejected.Add(1)
+			return false, errRejected
+		}
+		b.state.Store(int32(HalfOpen))
+		b.successes = 0
+		b.probing = false
+	}
+	// HalfOpen
+	if b.probing {
+		b.mu.Unlock()
+		b.rejected.Add(1)
+		return false, errRejected
+	}
+	b.probing = true
+	b.mu.Unlock()
+	b.allowed.Add(1)
+	b.probes.Add(1)
+	return true, nil
+}
+
+// Done records the outcome of an allowed call.
+func (b *Breaker) Done(probe bool, err error) {
+	failed := err != nil && b.cfg.Counts(err)
+	if probe {
+		b.doneProbe(failed)
+		return
+	}
+	if State(b.state.Load()) != Closed {
+		return // a call let through before the breaker opened
+	}
+	now := b.cfg.Now()
+	var fail int64
+	if failed {
+		fail = 1
+	}
+	b.win.add(now.UnixNano(), 1, fail)
+	if !failed {
+		return
+	}
+	calls, fails := b.win.sum(now.UnixNano())
+	if calls < int64(b.cfg.MinSamples) || float64(fails) < b.cfg.ErrorRate*float64(calls) {
+		return
+	}
+	b.mu.Lock()
+	if State(b.state.Load()) == Closed {
+		b.openLocked(now)
+	}
+	b.mu.Unlock()
+}
+
+func (b *Breaker) doneProbe(failed bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.probing = false
+	if State(b.state.Load()) != HalfOpen {
+		return
+	}
+	if failed {
+		b.openLocked(b.cfg.Now())
+		return
+	}
+	b.successes++
+	if b.successes >= b.cfg.HalfOpenSuccesses {
+		b.win.reset()
+		b.state.Store(int32(Closed))
+	}
+}
+
+func (b *Breaker) openLocked(now time.Time) {
+	b.openedAt = now
+	b.probing = false
+	b.successes = 0
+	b.state.Store(int32(Open))
+	b.opened.Add(1)
+}
+
+// window is a ring of time buckets, each counting two quantities.
+type window struct {
+	width   int64 // nanoseconds per bucket
+	buckets []bucket
+}
+
+type bucket struct {
+	epoch atomic.Int64 // the bucket's slice of time (now/width) its counts belong to
+	a, b  atomic.Int64 // the counts of that slice
+}
+
+func (w *window) init(d time.Duration, n int) {
+	w.width = int64(d) / int64(n)
+	w.buckets = make([]bucket, n)
+	w.reset()
+}
+
+func (w *window) reset() {
+	for i := range w.buckets {
+		w.buckets[i].epoch.Store(-1)
+		w.buckets[i].a.Store(0)
+		w.buckets[i].b.Store(0)
+	}
+}
+
+func (w *window) add(now int64, da, db int64) {
+	e := now / w.width
+	bk := &w.buckets[e%int64(len(w.buckets))]
+	if old := bk.epoch.Load(); old < e {
+		if bk.epoch.CompareAndSwap(old, e) {
+			bk.a.Store(0)
+			bk.b.Store(0)
+		}
+	}
+	bk.a.Add(da)
+	if db != 0 {
+		bk.b.Add(db)
+	}
+}
+
+func (w *window) sum(now int64) (a, b int64) {
+	e := now / w.width
+	n := int64(len(w.buckets))
+	for i := range w.buckets {
+		bk := &w.buckets[i]
+		if be := bk.epoch.Load(); be >= 0 && be <= e && e-be < n {
+			a += bk.a.Load()
+			b += bk.b.Load()
+		}
+	}
+	return a, b
+}

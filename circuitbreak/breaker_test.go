@@ -1,0 +1,250 @@
+package circuitbreak_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/petrel-rpc/petrel/circuitbreak"
+	"github.com/petrel-rpc/petrel/rpcerr"
+	"github.com/petrel-rpc/petrel/rpcinfo"
+)
+
+type fakeClock struct{ ns atomic.Int64 }
+
+func newClock() *fakeClock {
+	c := &fakeClock{}
+	c.ns.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+	return c
+}
+
+func (c *fakeClock) Now() time.Time          { return time.Unix(0, c.ns.Load()) }
+func (c *fakeClock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+var errConn = rpcerr.New(rpcerr.Connection, "connection refused")
+
+func newBreaker(t testing.TB, cfg circuitbreak.Config) *circuitbreak.Breaker {
+	t.Helper()
+	b, err := circuitbreak.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestAcceptance is acceptance test 2 with a fake clock and a fake
+// service at a steady 1000 calls per second: healthy for 5 s, failing
+// every call for 10 s, healthy again. The breaker (default config) must
+// open within 1 s of the failures starting, close within 2 s of the
+// recovery, and its half-open probes must be at most 1% of the calls.
+func TestAcceptance(t *testing.T) {
+	clk := newClock()
+	b := newBreaker(t, circuitbreak.Config{Now: clk.Now})
+	const step = time.Millisecond // 1000 calls per second
+	var sent, calls int64         // calls that reached the service; calls made
+	failing := false
+	call := func() {
+		calls++
+		probe, err := b.Allow()
+		if err != nil {
+			if !errors.Is(err, circuitbreak.ErrOpen) || rpcerr.CodeOf(err) != rpcerr.Overloaded {
+				t.Fatalf("rejection error %v", err)
+			}
+			return
+		}
+		sent++
+		var res error
+		if failing {
+			res = errConn
+		}
+		b.Done(probe, res)
+	}
+	run := func(d time.Duration, until func() bool) time.Duration {
+		for el := time.Duration(0); el < d; el += step {
+			call()
+			clk.Advance(step)
+			if until != nil && until() {
+				return el + step
+			}
+		}
+		return d
+	}
+	run(5*time.Second, nil)
+	if b.State() != circuitbreak.Closed || b.Stats().Opened != 0 {
+		t.Fatalf("healthy service: state %v, stats %+v", b.State(), b.Stats())
+	}
+	failing = true
+	before := b.Stats()
+	callsBefore, sentBefore := calls, sent
+	openedAfter := run(10*time.Second, func() bool { return b.State() == circuitbreak.Open })
+	run(10*time.Second-openedAfter, nil)
+	failing = false
+	closedAfter := run(5*time.Second, func() bool { return b.State() == circuitbreak.Closed })
+	after := b.Stats()
+	probes := after.Probes - before.Probes
+	share := float64(probes) / float64(calls-callsBefore)
+	t.Logf("opened %v after the failures began; closed %v after recovery; %d half-open probes in %d calls (%.3f%%); %d of those calls reached the service",
+		openedAfter, closedAfter, probes, calls-callsBefore, 100*share, sent-sentBefore)
+	if openedAfter > time.Second {
+		t.Errorf("opened after %v, want within 1s", openedAfter)
+	}
+	if closedAfter > 2*time.Second || b.State() != circuitbreak.Closed {
+		t.Errorf("closed after %v (state %v), want within 2s", closedAfter, b.State())
+	}
+	if share > 0.01 {
+		t.Errorf("probes are %.3f%% of calls, want <= 1%%", 100*share)
+	}
+}
+
+func TestCountsAnswersAsSuccesses(t *testing.T) {
+	clk := newClock()
+	b := newBreaker(t, circuitbreak.Config{Now: clk.Now, MinSamples: 10})
+	answers := []error{
+		rpcerr.NewBizStatusError(3, "no stock"),
+		rpcerr.New(rpcerr.Declared, "declared exception"),
+		rpcerr.New(rpcerr.Canceled, "caller gave up"),
+		nil,
+	}
+	for i := range 1000 {
+		probe, err := b.Allow()
+		if err != nil {
+			t.Fatalf("call %d rejected: %v", i, err)
+		}
+		b.Done(probe, answers[i%len(answers)])
+		clk.Advance(time.Millisecond)
+	}
+	if b.Stats().Opened != 0 {
+		t.Fatal("answers of a healthy service opened the breaker")
+	}
+}
+
+func TestMinSamples(t *testing.T) {
+	clk := newClock()
+	b := newBreaker(t, circuitbreak.Config{Now: clk.Now, MinSamples: 50})
+	for range 49 {
+		p, _ := b.Allow()
+		b.Done(p, errConn)
+	}
+	if b.State() != circuitbreak.Closed {
+		t.Fatal("opened before MinSamples calls")
+	}
+	p, _ := b.Allow()
+	b.Done(p, errConn)
+	if b.State() != circuitbreak.Open {
+		t.Fatalf("state %v after 50 failures", b.State())
+	}
+}
+
+func TestFailedProbeReopens(t *testing.T) {
+	clk := newClock()
+	b := newBreaker(t, circuitbreak.Config{Now: clk.Now, MinSamples: 1, OpenFor: 100 * time.Millisecond})
+	p, _ := b.Allow()
+	b.Done(p, errConn)
+	clk.Advance(100 * time.Millisecond)
+	probe, err := b.Allow()
+	if err != nil || !probe || b.State() != circuitbreak.HalfOpen {
+		t.Fatalf("after OpenFor: probe %v err %v state %v", probe, err, b.State())
+	}
+	if _, err := b.Allow(); err == nil {
+		t.Fatal("a second call let through while a probe is in flight")
+	}
+	b.Done(true, errConn)
+	if b.State() != circuitbreak.Open {
+		t.Fatalf("state %v after a failed probe", b.State())
+	}
+	if _, err := b.Allow(); err == nil {
+		t.Fatal("call let through right after a failed probe")
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	for i, c := range []circuitbreak.Config{
+		{ErrorRate: 1.5}, {Window: -1}, {Buckets: 5000}, {MinSamples: -1}, {Window: 5, Buckets: 10},
+	} {
+		if _, err := circuitbreak.New(c); err == nil {
+			t.Errorf("config %d accepted: %+v", i, c)
+		}
+	}
+}
+
+func TestMiddlewareFallback(t *testing.T) {
+	g, err := circuitbreak.NewGroup(circuitbreak.Config{MinSamples: 5, OpenFor: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reached, fallbacks int
+	mw := g.Middleware(func(ctx context.Context, req, resp any, err error) error {
+		fallbacks++
+		if errors.Is(err, circuitbreak.ErrOpen) {
+			*resp.(*string) = "cached"
+			return nil
+		}
+		return err
+	})
+	ep := mw(func(ctx context.Context, req, resp any) error { reached++; return errConn })
+	ctx := rpcinfo.NewContext(context.Background(), &rpcinfo.RPCInfo{Method: "get"})
+	for range 5 {
+		var s string
+		if err := ep(ctx, nil, &s); !errors.Is(err, errConn) {
+			t.Fatalf("closed breaker: %v", err)
+		}
+	}
+	var s string
+	if err := ep(ctx, nil, &s); err != nil || s != "cached" {
+		t.Fatalf("open breaker with fallback: %v %q", err, s)
+	}
+	if reached != 5 || fallbacks != 6 {
+		t.Fatalf("service reached %d times, fallback %d times; want 5, 6", reached, fallbacks)
+	}
+	if g.Lookup("get").State() != circuitbreak.Open || g.Lookup("put") != nil {
+		t.Fatal("breaker per method")
+	}
+}
+
+func ExampleBreaker() {
+	b, _ := circuitbreak.New(circuitbreak.Config{MinSamples: 3, OpenFor: time.Hour})
+	for range 3 {
+		probe, _ := b.Allow()
+		b.Done(probe, rpcerr.New(rpcerr.Timeout, "no reply"))
+	}
+	_, err := b.Allow()
+	fmt.Println(b.State(), errors.Is(err, circuitbreak.ErrOpen))
+	// Output: open true
+}
+
+func BenchmarkBreakerClosed(b *testing.B) {
+	br := newBreaker(b, circuitbreak.Config{})
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			p, err := br.Allow()
+			if err == nil {
+				br.Done(p, nil)
+			}
+		}
+	})
+}
+
+func BenchmarkBreakerOpen(b *testing.B) {
+	br := newBreaker(b, circuitbreak.Config{MinSamples: 1, OpenFor: time.Hour})
+	br.Done(false, errConn)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := br.Allow(); err == nil {
+			b.Fatal("open breaker let a call through")
+		}
+	}
+}
+
+func BenchmarkGroupMiddleware(b *testing.B) {
+	g, _ := circuitbreak.NewGroup(circuitbreak.Config{})
+	ep := g.Middleware(nil)(func(ctx context.Context, req, resp any) error { return nil })
+	ctx := rpcinfo.NewContext(context.Background(), &rpcinfo.RPCInfo{Method: "get"})
+	b.ReportAllocs()
+	for b.Loop() {
+		ep(ctx, nil, nil)
+	}
+}

@@ -1,0 +1,114 @@
+package circuitbreak
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/petrel-rpc/petrel/endpoint"
+	"github.com/petrel-rpc/petrel/rpcinfo"
+)
+
+// Group holds one breaker per key, all configured alike: per method for a
+// service-level breaker ([Group.Middleware]), per instance address for an
+// instance-level one (client.WithInstanceBreaker). It is safe for
+// concurrent use; looking up an existing key takes no lock and allocates
+// nothing.
+type Group struct {
+	cfg Config
+	m   atomic.Pointer[map[string]*Breaker] // copy on write under mu
+	mu  sync.Mutex
+}
+
+// NewGroup returns a Group whose breakers are configured by cfg.
+func NewGroup(cfg Config) (*Group, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	g := &Group{cfg: cfg}
+	m := map[string]*Breaker{}
+	g.m.Store(&m)
+	return g, nil
+}
+
+// Get returns the breaker of key, made on first use.
+func (g *Group) Get(key string) *Breaker {
+	if b, ok := (*g.m.Load())[key]; ok {
+		return b
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	old := *g.m.Load()
+	if b, ok := old[key]; ok {
+		return b
+	}
+	b, _ := New(g.cfg) // cfg was validated by NewGroup
+	m := make(map[string]*Breaker, len(old)+1)
+	for k, v := range old {
+		m[k] = v
+	}
+	m[key] = b
+	g.m.Store(&m)
+	return b
+}
+
+// Lookup returns the breaker of key, or nil if it has none yet.
+func (g *Group) Lookup(key string) *Breaker { return (*g.m.Load())[key] }
+
+// Remove forgets the breaker of key (an instance that left).
+func (g *Group) Remove(key string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	old := *g.m.Load()
+	if _, ok := old[key]; !ok {
+		return
+	}
+	m := make(map[string]*Breaker, len(old))
+	for k, v := range old {
+		if k != key {
+			m[k] = v
+		}
+	}
+	g.m.Store(&m)
+}
+
+// Fallback is called when the breaker rejects a call (err wraps [ErrOpen])
+// or the call fails with an error the breaker counts. It may fill resp and
+// return nil to answer in place of the service, or return an error (err
+// itself to change nothing).
+type Fallback func(ctx context.Context, req, resp any, err error) error
+
+// Middleware returns a service-level breaker middleware: one breaker per
+// method (rpcinfo.FromContext(ctx).Method; calls without rpcinfo share the
+// key ""). A rejected call does not reach next. fallback may be nil.
+func (g *Group) Middleware(fallback Fallback) endpoint.Middleware {
+	return func(next endpoint.Endpoint) endpoint.Endpoint {
+		return func(ctx context.Context, req, resp any) error {
+			key := ""
+			if ri := rpcinfo.FromContext(ctx); ri != nil {
+				key = ri.Method
+			}
+			b := g.Get(key)
+			probe, err := b.Allow()
+			if err != nil {
+				if fallback != nil {
+					return fallback(ctx, req, resp, err)
+				}
+				return err
+			}
+			err = next(ctx, req, resp)
+			b.Done(probe, err)
+			if err != nil && fallback != nil && g.cfg.counts(err) {
+				return fallback(ctx, req, resp, err)
+			}
+			return err
+		}
+	}
+}
+
+func (c *Config) counts(err error) bool {
+	if c.Counts != nil {
+		return c.Counts(err)
+	}
+	return DefaultCounts(err)
+}
