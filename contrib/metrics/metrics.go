@@ -1,0 +1,223 @@
+// Package metrics exports Petrel's RPC metrics to Prometheus
+// (github.com/prometheus/client_golang).
+//
+// A [Metrics] registers its collectors on a prometheus.Registerer and hands
+// out a stats.Tracer for clients ([Metrics.ClientTracer], passed to
+// client.WithTracer) and one for servers ([Metrics.ServerTracer], passed to
+// server.WithTracer). With the default namespace "petrel" it exports:
+//
+//	petrel_requests_total{side, service, method, code}            counter
+//	petrel_request_duration_seconds{side, service, method}        histogram
+//	petrel_in_flight_requests{side, service, method}              gauge
+//	petrel_request_bytes_total{side, service, method}             counter
+//	petrel_response_bytes_total{side, service, method}            counter
+//
+// side is "client" or "server", service the callee's service name, code
+// the rpcerr code of the outcome ("ok", "timeout", "overloaded", ...).
+// [Metrics.WatchServer] adds a server's own counters (connections, requests
+// in flight, rejections by limit).
+package metrics
+
+import (
+	"context"
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/petrel-rpc/petrel/rpcerr"
+	"github.com/petrel-rpc/petrel/rpcinfo"
+	"github.com/petrel-rpc/petrel/server"
+	"github.com/petrel-rpc/petrel/stats"
+)
+
+// Config configures a Metrics. Zero fields take their defaults.
+type Config struct {
+	// Registerer is where the collectors are registered. Default
+	// prometheus.DefaultRegisterer.
+	Registerer prometheus.Registerer
+	// Namespace prefixes every metric name. Default "petrel".
+	Namespace string
+	// Buckets are the latency histogram's upper bounds in seconds. Default
+	// DefaultBuckets.
+	Buckets []float64
+}
+
+// DefaultBuckets spans 100 µs to 10 s: RPC latencies from a loopback call
+// to a slow fan-out.
+var DefaultBuckets = []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+
+// DefaultConfig returns the defaults.
+func DefaultConfig() Config {
+	return Config{Registerer: prometheus.DefaultRegisterer, Namespace: "petrel", Buckets: DefaultBuckets}
+}
+
+// Validate reports a Config that cannot work: histogram buckets that are
+// not increasing.
+func (c *Config) Validate() error {
+	for i := 1; i < len(c.Buckets); i++ {
+		if c.Buckets[i] <= c.Buckets[i-1] {
+			return errors.New("metrics: Config.Buckets must be increasing")
+		}
+	}
+	return nil
+}
+
+// Metrics holds the collectors. It is safe for concurrent use.
+type Metrics struct {
+	reg       prometheus.Registerer
+	ns        string
+	requests  *prometheus.CounterVec
+	latency   *prometheus.HistogramVec
+	inFlight  *prometheus.GaugeVec
+	reqBytes  *prometheus.CounterVec
+	respBytes *prometheus.CounterVec
+}
+
+// New makes the collectors and registers them on cfg.Registerer. It fails
+// when cfg is invalid or the names are already registered there.
+func New(cfg Config) (*Metrics, error) {
+	def := DefaultConfig()
+	if cfg.Registerer == nil {
+		cfg.Registerer = def.Registerer
+	}
+	if cfg.Namespace == "" {
+		cfg.Namespace = def.Namespace
+	}
+	if len(cfg.Buckets) == 0 {
+		cfg.Buckets = def.Buckets
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	labels := []string{"side", "service", "method"}
+	m := &Metrics{
+		reg: cfg.Registerer,
+		ns:  cfg.Namespace,
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: cfg.Namespace, Name: "requests_total",
+			Help: "RPC calls finished, by outcome (rpcerr code).",
+		}, append(labels, "code")),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: cfg.Namespace, Name: "request_duration_seconds",
+			Help:    "RPC call latency: client from Call to return, server from request read to reply written.",
+			Buckets: cfg.Buckets,
+		}, labels),
+		inFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: cfg.Namespace, Name: "in_flight_requests",
+			Help: "RPC calls started and not finished.",
+		}, labels),
+		reqBytes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: cfg.Namespace, Name: "request_bytes_total",
+			Help: "Bytes of request payloads (Thrift message bodies).",
+		}, labels),
+		respBytes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: cfg.Namespace, Name: "response_bytes_total",
+			Help: "Bytes of response payloads (Thrift message bodies).",
+		}, labels),
+	}
+	for _, c := range []prometheus.Collector{m.requests, m.latency, m.inFlight, m.reqBytes, m.respBytes} {
+		if err := cfg.Registerer.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// ClientTracer returns the tracer to pass to client.WithTracer.
+func (m *Metrics) ClientTracer() stats.Tracer { return tracer{m: m, side: "client"} }
+
+// ServerTracer returns the tracer to pass to server.WithTracer.
+func (m *Metrics) ServerTracer() stats.Tracer { return tracer{m: m, side: "server"} }
+
+type tracer struct {
+	m    *Metrics
+	side string
+}
+
+func names(ctx context.Context) (service, method string) {
+	if ri := rpcinfo.FromContext(ctx); ri != nil {
+		return ri.Callee, ri.Method
+	}
+	return "", ""
+}
+
+func (t tracer) Start(ctx context.Context) context.Context {
+	svc, method := names(ctx)
+	t.m.inFlight.WithLabelValues(t.side, svc, method).Inc()
+	return ctx
+}
+
+func (t tracer) Finish(ctx context.Context, st *stats.Stats) {
+	svc, method := names(ctx)
+	t.m.inFlight.WithLabelValues(t.side, svc, method).Dec()
+	t.m.requests.WithLabelValues(t.side, svc, method, rpcerr.CodeOf(st.Error).String()).Inc()
+	t.m.latency.WithLabelValues(t.side, svc, method).Observe(st.Latency().Seconds())
+	if st.RequestSize > 0 {
+		t.m.reqBytes.WithLabelValues(t.side, svc, method).Add(float64(st.RequestSize))
+	}
+	if st.ResponseSize > 0 {
+		t.m.respBytes.WithLabelValues(t.side, svc, method).Add(float64(st.ResponseSize))
+	}
+}
+
+// WatchServer exports s's own counters (server.Stats) under the label
+// server=name: open connections, requests in flight, requests read,
+// and rejections by limit (connections, qps, in_flight, shutting_down):
+//
+//	petrel_server_connections{server}
+//	petrel_server_in_flight{server}
+//	petrel_server_requests_read_total{server}
+//	petrel_server_rejected_total{server, limit}
+//
+// They are read from s.Stats() at each scrape. It fails when a server of
+// the same name is already watched.
+func (m *Metrics) WatchServer(name string, s *server.Server) error {
+	c := &serverCollector{s: s,
+		conns: prometheus.NewDesc(prometheus.BuildFQName(m.ns, "server", "connections"),
+			"Open connections of the server.", nil, prometheus.Labels{"server": name}),
+		inFlight: prometheus.NewDesc(prometheus.BuildFQName(m.ns, "server", "in_flight"),
+			"Requests the server read and has not answered.", nil, prometheus.Labels{"server": name}),
+		requests: prometheus.NewDesc(prometheus.BuildFQName(m.ns, "server", "requests_read_total"),
+			"Requests the server read.", nil, prometheus.Labels{"server": name}),
+		rejected: prometheus.NewDesc(prometheus.BuildFQName(m.ns, "server", "rejected_total"),
+			"Connections and requests the server rejected, by limit.", []string{"limit"}, prometheus.Labels{"server": name}),
+	}
+	return m.reg.Register(c)
+}
+
+type serverCollector struct {
+	s                                   *server.Server
+	conns, inFlight, requests, rejected *prometheus.Desc
+}
+
+func (c *serverCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.conns
+	ch <- c.inFlight
+	ch <- c.requests
+	ch <- c.rejected
+}
+
+func (c *serverCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.s.Stats()
+	send := func(d *prometheus.Desc, t prometheus.ValueType, v int64, labels ...string) {
+		// NewConstMetric fails only on a label count that does not match
+		// the Desc, which the code above fixes.
+		if m, err := prometheus.NewConstMetric(d, t, float64(v), labels...); err == nil {
+			ch <- m
+		}
+	}
+	send(c.conns, prometheus.GaugeValue, st.Connections)
+	send(c.inFlight, prometheus.GaugeValue, st.InFlight)
+	send(c.requests, prometheus.CounterValue, st.Requests)
+	for _, r := range []struct {
+		limit string
+		n     int64
+	}{
+		{"connections", st.RejectedConnections},
+		{"qps", st.RejectedQPS},
+		{"in_flight", st.RejectedInFlight},
+		{"shutting_down", st.RejectedShuttingDown},
+	} {
+		send(c.rejected, prometheus.CounterValue, r.n, r.limit)
+	}
+}
