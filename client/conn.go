@@ -67,7 +67,7 @@ func (d *dialer) dial(ctx context.Context, addr string, deadline time.Time) (net
 		}
 	}
 	nd := netpoll.Dialer{Timeout: timeout}
-	conn, err := nd.DialContext(ctx, d.network, addr)
+	conn, err := nd.DialContext(outliving(ctx), d.network, addr)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxError(ctxErr, "dialing "+addr)

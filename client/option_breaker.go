@@ -1,0 +1,79 @@
+package client
+
+import (
+	"errors"
+
+	"github.com/petrel-rpc/petrel/circuitbreak"
+	"github.com/petrel-rpc/petrel/rpcerr"
+)
+
+// maxBreakerPicks is how many instances a call tries to pick before it
+// gives up because their breakers are open.
+const maxBreakerPicks = 3
+
+// WithCircuitBreaker installs service-level circuit breakers: one breaker of
+// g per method of the service (see circuitbreak.Group.Middleware), inside
+// the retry middleware, so that every attempt is counted. A rejected call
+// fails at once with an rpcerr.Overloaded error wrapping
+// circuitbreak.ErrOpen, or gets fallback's answer (fallback may be nil).
+// Default: none.
+func WithCircuitBreaker(g *circuitbreak.Group, fallback circuitbreak.Fallback) Option {
+	return optionFunc(func(c *config) {
+		if g == nil {
+			c.fail(errors.New("client: WithCircuitBreaker got a nil Group"))
+			return
+		}
+		c.gov.breakers, c.gov.fallback = g, fallback
+	})
+}
+
+// WithInstanceBreaker installs instance-level circuit breakers: one breaker
+// of g per server address. When the address picked for a call has an open
+// breaker the client picks again (up to 3 times); when every pick is open
+// the call fails at once with an rpcerr.Overloaded error wrapping
+// circuitbreak.ErrOpen, marked as not sent. Every call's outcome is
+// recorded in its address's breaker. Default: none.
+func WithInstanceBreaker(g *circuitbreak.Group) Option {
+	return optionFunc(func(c *config) {
+		if g == nil {
+			c.fail(errors.New("client: WithInstanceBreaker got a nil Group"))
+			return
+		}
+		c.gov.instances = g
+	})
+}
+
+// pick chooses the call's address: the resolver's pick, skipping instances
+// whose breaker rejects the call.
+func (c *Client) pick(cs *callState) (string, error) {
+	addr, err := c.res.pick(&cs.ri)
+	if err != nil {
+		return "", rpcerr.Wrap(rpcerr.Connection, err, "no address for "+c.service)
+	}
+	g := c.cfg.gov.instances
+	if g == nil {
+		return addr, nil
+	}
+	for i := 1; ; i++ {
+		b := g.Get(addr)
+		probe, err := b.Allow()
+		if err == nil {
+			cs.gov.breaker, cs.gov.probe = b, probe
+			return addr, nil
+		}
+		if i == maxBreakerPicks {
+			return "", rpcerr.Wrap(rpcerr.Overloaded, err, "every instance picked for "+c.service+" has an open circuit breaker (last "+addr+")")
+		}
+		if addr, err = c.res.pick(&cs.ri); err != nil {
+			return "", rpcerr.Wrap(rpcerr.Connection, err, "no address for "+c.service)
+		}
+	}
+}
+
+// instanceDone records a call's outcome in its instance's breaker.
+func (c *Client) instanceDone(cs *callState, err error) {
+	if b := cs.gov.breaker; b != nil {
+		cs.gov.breaker = nil
+		b.Done(cs.gov.probe, err)
+	}
+}

@@ -1,0 +1,140 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"reflect"
+
+	"github.com/petrel-rpc/petrel/circuitbreak"
+	"github.com/petrel-rpc/petrel/endpoint"
+	"github.com/petrel-rpc/petrel/retry"
+)
+
+// govConfig is what the governance options set (retry, circuit breakers).
+type govConfig struct {
+	retryer   *retry.Retryer      // WithRetry; nil: none
+	breakers  *circuitbreak.Group // WithCircuitBreaker; nil: none
+	fallback  circuitbreak.Fallback
+	instances *circuitbreak.Group // WithInstanceBreaker; nil: none
+}
+
+// govState is a call's governance state, part of its callState.
+type govState struct {
+	argsDone chan struct{}         // closed once a forked attempt no longer reads the request; nil otherwise
+	breaker  *circuitbreak.Breaker // the picked instance's breaker; nil: none
+	probe    bool                  // the call is that breaker's half-open probe
+}
+
+// requestWritten tells a backup-request middleware waiting on a forked
+// attempt that the attempt no longer reads the request.
+func (g *govState) requestWritten() {
+	if g.argsDone != nil {
+		close(g.argsDone)
+		g.argsDone = nil
+	}
+}
+
+// WithRetry retries failed calls and sends backup requests as r's
+// per-method policies say (see package retry), within r's budget. Default:
+// no retries. The retry middleware goes inside those of WithMiddleware
+// (they see one call) and outside the service-level circuit breaker
+// (WithCircuitBreaker sees every attempt).
+//
+// The client tells r which failures provably did not send the request (no
+// address, a failed dial, an encoding error: retry.NotSent is true for
+// them); only those, and refusals by the server, are retried for a method
+// not marked Idempotent.
+//
+// Each attempt of a backup-request call runs with a call state and a result
+// value of its own (the result type must be a pointer to a struct, as
+// generated results are) in a context derived from Call's context: values
+// that middleware outside the retry middleware added to the context are
+// not seen by backup attempts.
+func WithRetry(r *retry.Retryer) Option {
+	return optionFunc(func(c *config) {
+		if r == nil {
+			c.fail(errors.New("client: WithRetry got a nil Retryer"))
+			return
+		}
+		c.gov.retryer = r
+	})
+}
+
+// governance returns the middleware the governance options install, inside
+// the user's middleware, outermost first.
+func (c *Client) governance() []endpoint.Middleware {
+	var mws []endpoint.Middleware
+	if r := c.cfg.gov.retryer; r != nil {
+		mws = append(mws, r.Middleware(c.fork))
+	}
+	if g := c.cfg.gov.breakers; g != nil {
+		mws = append(mws, g.Middleware(c.cfg.gov.fallback))
+	}
+	return mws
+}
+
+// fork makes an attempt of a backup-request call (retry.Fork): a call
+// state of its own, based on a cancelable child of the caller's context
+// (never on the pooled call state, which Call reuses), with the call's rpcinfo,
+// deadline and a new sequence id, and a new result value of resp's type.
+func (c *Client) fork(ctx context.Context, resp any) (context.Context, any, <-chan struct{}, context.CancelFunc, func(bool)) {
+	parent := stateOf(ctx)
+	if parent == nil {
+		return nil, nil, nil, nil, nil
+	}
+	var aresp any
+	var rv reflect.Value
+	if resp != nil {
+		rv = reflect.ValueOf(resp)
+		if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+			return nil, nil, nil, nil, nil
+		}
+		aresp = reflect.New(rv.Type().Elem()).Interface()
+	}
+	base, cancel := context.WithCancel(parent.Context)
+	cs := getCallState(base)
+	cs.ri = parent.ri
+	cs.ri.SeqID = c.seq.Add(1)
+	cs.oneway, cs.deadline, cs.cc = parent.oneway, parent.deadline, parent.cc
+	sent := make(chan struct{})
+	cs.gov.argsDone = sent
+	done := func(won bool) {
+		if won && aresp != nil {
+			rv.Elem().Set(reflect.ValueOf(aresp).Elem())
+		}
+		cs.gov.requestWritten()
+		putCallState(cs)
+		cancel()
+	}
+	return cs, aresp, sent, cancel, done
+}
+
+// notSentError marks a failure that happened before any byte of the
+// request was written (retry.NotSent).
+type notSentError struct{ err error }
+
+func (e *notSentError) Error() string { return e.err.Error() }
+
+func (e *notSentError) Unwrap() error { return e.err }
+
+// RequestNotSent reports true: the request did not leave the client.
+func (e *notSentError) RequestNotSent() bool { return true }
+
+// notSent marks err as a failure before the request was sent.
+func notSent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &notSentError{err: err}
+}
+
+// outliving returns the context to give code that may keep it after the
+// call ends (the context package watches a parent it does not know from a
+// goroutine that can start late): the caller's own context rather than the
+// pooled call state, which is reused once Call returns.
+func outliving(ctx context.Context) context.Context {
+	if cs := stateOf(ctx); cs != nil && cs.Context != nil {
+		return cs.Context
+	}
+	return ctx
+}
