@@ -107,15 +107,17 @@ func (r *Retryer) policy(method string) *Policy {
 }
 
 // Fork prepares an attempt that runs at the same time as others of the same
-// call (a backup request): it returns the attempt's context, a result value
-// of its own for the attempt to decode into, a channel closed once the
-// attempt's request is written (nil if the caller cannot tell; the
-// middleware then waits for the attempt to end before it returns), and done,
+// call (a backup request): it returns the attempt's context (nil if the call
+// cannot be forked: the middleware then retries one attempt at a time), a
+// result value of its own for the attempt to decode into, a channel closed
+// once the attempt's request is written (nil if the caller cannot tell; the
+// middleware then waits for the attempt to end before it returns), cancel,
+// which cancels the attempt's context, and done,
 // which the middleware calls once the attempt has ended: with won true it
 // copies the attempt's result into resp; it then releases what the attempt
 // held. The client supplies it (client.WithRetry); without a Fork backup
 // requests are not sent.
-type Fork func(ctx context.Context, resp any) (actx context.Context, aresp any, sent <-chan struct{}, done func(won bool))
+type Fork func(ctx context.Context, resp any) (actx context.Context, aresp any, sent <-chan struct{}, cancel context.CancelFunc, done func(won bool))
 
 // Middleware returns the middleware that retries calls by their method's
 // policy (the method is rpcinfo.FromContext(ctx).Method). fork makes the
@@ -162,21 +164,44 @@ func (r *Retryer) Middleware(fork Fork) endpoint.Middleware {
 	}
 }
 
-// attemptCtx bounds an attempt by the policy's AttemptTimeout.
-func attemptCtx(ctx context.Context, p *Policy) (context.Context, context.CancelFunc) {
-	if p.AttemptTimeout > 0 {
-		return context.WithTimeout(ctx, p.AttemptTimeout)
+// attemptCtx bounds an attempt by the policy's AttemptTimeout: the
+// context's Deadline reports the earlier deadline. Its Done is still the
+// call's: the endpoint below (Petrel's client) enforces Deadline itself.
+// No context.WithTimeout here: over a context type the context package
+// does not know (the client's pooled call state) it would start a goroutine
+// that may outlive the call.
+func attemptCtx(ctx context.Context, p *Policy) context.Context {
+	if p.AttemptTimeout <= 0 {
+		return ctx
 	}
-	return ctx, nil
+	d := time.Now().Add(p.AttemptTimeout)
+	if old, ok := ctx.Deadline(); ok && old.Before(d) {
+		return ctx
+	}
+	return &deadlineCtx{Context: ctx, deadline: d}
+}
+
+// deadlineCtx is a context whose Deadline is earlier than its parent's.
+type deadlineCtx struct {
+	context.Context
+	deadline time.Time
+}
+
+func (c *deadlineCtx) Deadline() (time.Time, bool) { return c.deadline, true }
+
+func (c *deadlineCtx) Err() error {
+	if err := c.Context.Err(); err != nil {
+		return err
+	}
+	if !time.Now().Before(c.deadline) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
 
 // retry runs failure retries, one attempt at a time.
 func (r *Retryer) retry(ctx context.Context, req, resp any, p *Policy, deadline time.Time, next endpoint.Endpoint) error {
-	actx, cancel := attemptCtx(ctx, p)
-	err := next(actx, req, resp)
-	if cancel != nil {
-		cancel()
-	}
+	err := next(attemptCtx(ctx, p), req, resp)
 	var timer *time.Timer
 	for n := 2; err != nil && n <= p.MaxAttempts; n++ {
 		if !p.mayRetry(err) || ctx.Err() != nil {
@@ -202,11 +227,7 @@ func (r *Retryer) retry(ctx context.Context, req, resp any, p *Policy, deadline 
 				return err
 			}
 		}
-		actx, cancel = attemptCtx(WithMarker(ctx, n), p)
-		err = next(actx, req, resp)
-		if cancel != nil {
-			cancel()
-		}
+		err = next(attemptCtx(WithMarker(ctx, n), p), req, resp)
 	}
 	if timer != nil {
 		timer.Stop()
@@ -229,26 +250,24 @@ type attempt struct {
 func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline time.Time, fork Fork, next endpoint.Endpoint) error {
 	results := make(chan *attempt, p.MaxAttempts)
 	all := make([]*attempt, 0, p.MaxAttempts)
-	launch := func() {
+	launch := func() bool {
 		n := len(all) + 1
-		actx, aresp, sent, done := fork(ctx, resp)
+		actx, aresp, sent, cancel, done := fork(ctx, resp)
+		if actx == nil {
+			return false
+		}
 		if n > 1 {
 			actx = WithMarker(actx, n)
 		}
-		var cctx context.Context
-		var cancel context.CancelFunc
-		if p.AttemptTimeout > 0 {
-			cctx, cancel = context.WithTimeout(actx, p.AttemptTimeout)
-		} else {
-			cctx, cancel = context.WithCancel(actx)
-		}
+		actx = attemptCtx(actx, p)
 		a := &attempt{cancel: cancel, sent: sent, ended: make(chan struct{}), done: done}
 		all = append(all, a)
 		go func() {
-			a.err = next(cctx, req, aresp)
+			a.err = next(actx, req, aresp)
 			close(a.ended)
 			results <- a
 		}()
+		return true
 	}
 	// canRetry: another attempt may be launched now.
 	canRetry := func() bool {
@@ -260,7 +279,9 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 		}
 		return r.budget.Acquire()
 	}
-	launch()
+	if !launch() {
+		return r.retry(ctx, req, resp, p, deadline, next)
+	}
 	timer := time.NewTimer(p.BackupDelay)
 	defer timer.Stop()
 	inflight := 1
@@ -275,16 +296,14 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 			}
 			a.done(false)
 			lastErr = a.err
-			if canRetry() {
-				launch()
+			if canRetry() && launch() {
 				inflight++
 				timer.Reset(p.BackupDelay)
 			} else if inflight == 0 {
 				return lastErr
 			}
 		case <-timer.C:
-			if canRetry() {
-				launch()
+			if canRetry() && launch() {
 				inflight++
 				timer.Reset(p.BackupDelay)
 			}

@@ -312,12 +312,14 @@ func TestAmplification(t *testing.T) {
 
 // forkFake makes a fresh result per attempt (a *string) and copies the
 // winner's, as the client does.
-func forkFake(ctx context.Context, resp any) (context.Context, any, <-chan struct{}, func(bool)) {
+func forkFake(ctx context.Context, resp any) (context.Context, any, <-chan struct{}, context.CancelFunc, func(bool)) {
 	a := new(string)
-	return ctx, a, nil, func(won bool) {
+	actx, cancel := context.WithCancel(ctx)
+	return actx, a, nil, cancel, func(won bool) {
 		if won {
 			*resp.(*string) = *a
 		}
+		cancel()
 	}
 }
 
