@@ -304,6 +304,34 @@ func TestBackupResultIsTheWinners(t *testing.T) {
 	}
 }
 
+// TestRetryAttemptTimeout: an attempt bounded by AttemptTimeout times out
+// and the retry answers within the call's RPC timeout.
+func TestRetryAttemptTimeout(t *testing.T) {
+	var n atomic.Int32
+	addr := startGov(t, func(ctx context.Context, method string, a *echoArgs, r *echoResult) error {
+		if n.Add(1) == 1 {
+			time.Sleep(300 * time.Millisecond)
+		}
+		r.Success, r.HasSuccess = []byte("ok"), true
+		return nil
+	})
+	r := newRetryer(t, retry.Config{Methods: map[string]retry.Policy{
+		"get": {MaxAttempts: 2, Idempotent: true, AttemptTimeout: 50 * time.Millisecond},
+	}})
+	c := newGovClient(t, client.WithHostPorts(addr), client.WithRetry(r), client.WithRPCTimeout(time.Second))
+	res := new(echoResult)
+	start := time.Now()
+	if err := c.Call(context.Background(), "get", false, &echoArgs{}, res); err != nil || string(res.Success) != "ok" {
+		t.Fatalf("%v %q", err, res.Success)
+	}
+	if el := time.Since(start); el < 50*time.Millisecond || el > 250*time.Millisecond {
+		t.Fatalf("call took %v; want the first attempt's 50ms timeout and a quick retry", el)
+	}
+	if n.Load() != 2 {
+		t.Fatalf("%d attempts reached the server", n.Load())
+	}
+}
+
 func TestWithRetryNil(t *testing.T) {
 	if _, err := client.New("Gov", client.WithHostPorts("127.0.0.1:1"), client.WithRetry(nil)); err == nil {
 		t.Fatal("WithRetry(nil) accepted")

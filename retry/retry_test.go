@@ -3,6 +3,7 @@ package retry_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -249,7 +250,7 @@ func TestAmplification(t *testing.T) {
 	)
 	policy := retry.Policy{MaxAttempts: 3, Idempotent: true, Backoff: noWait}
 	for _, failPct := range []int{50, 100} {
-		t.Run("one hop", func(t *testing.T) {
+		t.Run(fmt.Sprintf("one hop %d%%", failPct), func(t *testing.T) {
 			clk := newClock()
 			rng := rand.New(rand.NewPCG(1, uint64(failPct)))
 			r := newRetryer(t, retry.Config{Default: policy, Budget: retry.BudgetConfig{Now: clk.Now}})
@@ -273,7 +274,7 @@ func TestAmplification(t *testing.T) {
 				t.Fatalf("%.4f attempts per request: the budget's retries were not used", amp)
 			}
 		})
-		t.Run("two hops", func(t *testing.T) {
+		t.Run(fmt.Sprintf("two hops %d%%", failPct), func(t *testing.T) {
 			clk := newClock()
 			rng := rand.New(rand.NewPCG(2, uint64(failPct)))
 			c := &hop{fail: func() bool { return rng.IntN(100) < failPct }}
