@@ -1,0 +1,492 @@
+// Package etcd keeps Petrel services' instances in etcd
+// (go.etcd.io/etcd/client/v3): [Registry] implements discovery.Registry
+// for servers and [Resolver] implements discovery.Resolver for clients.
+//
+// Each instance is one key, Prefix + service + "/" + address, whose value is
+// the instance as JSON ({"address", "weight", "tags"}). A Registry attaches
+// its keys to one lease of TTL seconds that it keeps alive while the
+// process runs: a graceful Deregister (or Close) deletes the keys at once,
+// and a process that dies without deregistering loses them when the lease
+// expires, within TTL. A Resolver's Watcher follows the keys with an etcd
+// watch, so changes reach clients as soon as etcd has them.
+//
+// Problems the packages recover from by themselves (a lost lease, a
+// watch compacted away, an undecodable value) are logged through log/slog.
+package etcd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/petrel-rpc/petrel/discovery"
+)
+
+// Defaults of Config.
+const (
+	// DefaultPrefix is where the instances' keys live.
+	DefaultPrefix = "/petrel/services/"
+	// DefaultTTL is the lease of a Registry's keys: how long the instances
+	// of a process that died stay visible.
+	DefaultTTL = 10 * time.Second
+)
+
+// Config configures a Registry or a Resolver. Zero fields take their
+// defaults; Client is required.
+type Config struct {
+	// Client is the etcd client to use; the caller closes it after the
+	// Registry or Resolver. Required.
+	Client *clientv3.Client
+	// Prefix of the keys. Default DefaultPrefix.
+	Prefix string
+	// TTL of the Registry's lease, rounded up to whole seconds (etcd's
+	// unit); etcd may raise very short TTLs to its minimum. Default
+	// DefaultTTL. Unused by the Resolver.
+	TTL time.Duration
+	// Logger receives what the Registry and Resolver recover from.
+	// Default slog.Default().
+	Logger *slog.Logger
+}
+
+// Validate reports a Config that cannot work.
+func (c *Config) Validate() error {
+	if c.Client == nil {
+		return errors.New("etcd: Config.Client is required")
+	}
+	if c.TTL < 0 {
+		return fmt.Errorf("etcd: Config.TTL is %v; it must be 0 (default) or more", c.TTL)
+	}
+	return nil
+}
+
+func (c Config) fill() (Config, error) {
+	if err := c.Validate(); err != nil {
+		return c, err
+	}
+	if c.Prefix == "" {
+		c.Prefix = DefaultPrefix
+	}
+	if !strings.HasSuffix(c.Prefix, "/") {
+		c.Prefix += "/"
+	}
+	if c.TTL == 0 {
+		c.TTL = DefaultTTL
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c, nil
+}
+
+func serviceKey(prefix, service string) string { return prefix + service + "/" }
+
+// record is an instance's value in etcd.
+type record struct {
+	Address string            `json:"address"`
+	Weight  int               `json:"weight,omitempty"`
+	Tags    map[string]string `json:"tags,omitempty"`
+}
+
+func encode(inst discovery.Instance) (string, error) {
+	b, err := json.Marshal(record{Address: inst.Address, Weight: inst.Weight, Tags: inst.Tags})
+	return string(b), err
+}
+
+func decode(v []byte) (discovery.Instance, error) {
+	var r record
+	if err := json.Unmarshal(v, &r); err != nil {
+		return discovery.Instance{}, err
+	}
+	if r.Address == "" {
+		return discovery.Instance{}, errors.New("no address")
+	}
+	return discovery.Instance{Address: r.Address, Weight: r.Weight, Tags: r.Tags}, nil
+}
+
+// Registry registers instances under one kept-alive lease. It is safe for
+// concurrent use.
+//
+// Lock order: mu only; no etcd call blocks while a goroutine other than
+// the caller waits for mu longer than that call.
+type Registry struct {
+	cfg Config
+
+	mu     sync.Mutex
+	lease  clientv3.LeaseID  // guarded by mu; 0 before the first Register
+	keys   map[string]string // guarded by mu: key -> value of each registered instance
+	closed bool              // guarded by mu
+	ctx    context.Context   // canceled by Close; bounds the keep-alive
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // the keep-alive goroutine
+}
+
+var _ discovery.Registry = (*Registry)(nil)
+
+// NewRegistry returns a Registry; it contacts etcd at the first Register.
+func NewRegistry(cfg Config) (*Registry, error) {
+	cfg, err := cfg.fill()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Registry{cfg: cfg, keys: make(map[string]string), ctx: ctx, cancel: cancel}, nil
+}
+
+// ErrClosed is returned by a Registry's methods after Close.
+var ErrClosed = errors.New("etcd: registry closed")
+
+func (r *Registry) ttlSeconds() int64 {
+	return int64(math.Ceil(r.cfg.TTL.Seconds()))
+}
+
+// grantLocked makes the lease and starts keeping it alive. r.mu is held.
+func (r *Registry) grantLocked(ctx context.Context) error {
+	lease, err := r.cfg.Client.Grant(ctx, r.ttlSeconds())
+	if err != nil {
+		return fmt.Errorf("etcd: granting a lease of %ds: %w", r.ttlSeconds(), err)
+	}
+	ch, err := r.cfg.Client.KeepAlive(r.ctx, lease.ID)
+	if err != nil {
+		return fmt.Errorf("etcd: keeping lease %x alive: %w", lease.ID, err)
+	}
+	r.lease = lease.ID
+	r.wg.Add(1)
+	go r.keepAlive(lease.ID, ch)
+	return nil
+}
+
+// keepAlive drains the lease's keep-alive answers; when they stop before
+// Close (the lease expired or etcd was unreachable too long), it grants a
+// new lease and puts the instances again.
+func (r *Registry) keepAlive(id clientv3.LeaseID, ch <-chan *clientv3.LeaseKeepAliveResponse) {
+	defer r.wg.Done()
+	for range ch {
+	}
+	backoff := 100 * time.Millisecond
+	for {
+		if r.ctx.Err() != nil {
+			return
+		}
+		if r.cfg.Client.Ctx().Err() != nil {
+			r.cfg.Logger.Error("etcd: registry lease lost and the etcd client is closed; the instances expire with the lease", "lease", fmt.Sprintf("%x", id))
+			return
+		}
+		r.cfg.Logger.Warn("etcd: registry lease lost; registering again", "lease", fmt.Sprintf("%x", id), "ttl", r.cfg.TTL)
+		err := r.renew()
+		if err == nil {
+			return // renew started a new keepAlive
+		}
+		r.cfg.Logger.Warn("etcd: registering again failed", "err", err, "retry_in", backoff)
+		timer := time.NewTimer(backoff)
+		select {
+		case <-r.ctx.Done():
+			timer.Stop()
+			return
+		case <-timer.C:
+		}
+		backoff = min(2*backoff, 5*time.Second)
+	}
+}
+
+// renew grants a new lease and puts every registered instance under it.
+func (r *Registry) renew() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, 5*time.Second)
+	defer cancel()
+	r.lease = 0
+	if err := r.grantLocked(ctx); err != nil {
+		return err
+	}
+	for k, v := range r.keys {
+		if _, err := r.cfg.Client.Put(ctx, k, v, clientv3.WithLease(r.lease)); err != nil {
+			return fmt.Errorf("etcd: putting %s again: %w", k, err)
+		}
+	}
+	return nil
+}
+
+// Register puts inst under service's key, attached to the registry's lease
+// (granted at the first Register). It replaces an instance of the same
+// address.
+func (r *Registry) Register(ctx context.Context, service string, inst discovery.Instance) error {
+	if service == "" || inst.Address == "" {
+		return errors.New("etcd: Register needs a service name and an instance address")
+	}
+	v, err := encode(inst)
+	if err != nil {
+		return fmt.Errorf("etcd: encoding the instance %s: %w", inst.Address, err)
+	}
+	key := serviceKey(r.cfg.Prefix, service) + inst.Address
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return ErrClosed
+	}
+	if r.lease == 0 {
+		if err := r.grantLocked(ctx); err != nil {
+			return err
+		}
+	}
+	if _, err := r.cfg.Client.Put(ctx, key, v, clientv3.WithLease(r.lease)); err != nil {
+		return fmt.Errorf("etcd: registering %s: %w", key, err)
+	}
+	r.keys[key] = v
+	return nil
+}
+
+// Deregister deletes the key of service's instance at inst.Address.
+func (r *Registry) Deregister(ctx context.Context, service string, inst discovery.Instance) error {
+	key := serviceKey(r.cfg.Prefix, service) + inst.Address
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return ErrClosed
+	}
+	delete(r.keys, key)
+	if _, err := r.cfg.Client.Delete(ctx, key); err != nil {
+		return fmt.Errorf("etcd: deregistering %s: %w", key, err)
+	}
+	return nil
+}
+
+// Close revokes the lease, which deletes every instance still registered,
+// and stops keeping it alive. It does not close the etcd client.
+func (r *Registry) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	lease := r.lease
+	r.mu.Unlock()
+	r.cancel()
+	r.wg.Wait()
+	if lease == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := r.cfg.Client.Revoke(ctx, lease); err != nil {
+		return fmt.Errorf("etcd: revoking lease %x: %w", lease, err)
+	}
+	return nil
+}
+
+// Resolver reads and watches instances in etcd. It is safe for concurrent
+// use.
+type Resolver struct {
+	cfg Config
+}
+
+var _ discovery.Resolver = (*Resolver)(nil)
+
+// NewResolver returns a Resolver.
+func NewResolver(cfg Config) (*Resolver, error) {
+	cfg, err := cfg.fill()
+	if err != nil {
+		return nil, err
+	}
+	return &Resolver{cfg: cfg}, nil
+}
+
+// load reads service's instances by key, and the revision they were read at.
+func (r *Resolver) load(ctx context.Context, service string) (map[string]discovery.Instance, int64, error) {
+	prefix := serviceKey(r.cfg.Prefix, service)
+	resp, err := r.cfg.Client.Get(ctx, prefix, clientv3.WithPrefix())
+	if err != nil {
+		return nil, 0, fmt.Errorf("etcd: reading %s: %w", prefix, err)
+	}
+	m := make(map[string]discovery.Instance, len(resp.Kvs))
+	for _, kv := range resp.Kvs {
+		if inst, ok := r.decode(kv.Key, kv.Value); ok {
+			m[string(kv.Key)] = inst
+		}
+	}
+	return m, resp.Header.Revision, nil
+}
+
+func (r *Resolver) decode(key, value []byte) (discovery.Instance, bool) {
+	inst, err := decode(value)
+	if err != nil {
+		r.cfg.Logger.Warn("etcd: ignoring an undecodable instance", "key", string(key), "err", err)
+		return inst, false
+	}
+	return inst, true
+}
+
+func list(m map[string]discovery.Instance) []discovery.Instance {
+	out := make([]discovery.Instance, 0, len(m))
+	for _, inst := range m {
+		if inst.Tags != nil {
+			tags := make(map[string]string, len(inst.Tags))
+			for k, v := range inst.Tags {
+				tags[k] = v
+			}
+			inst.Tags = tags
+		}
+		out = append(out, inst)
+	}
+	slices.SortFunc(out, func(a, b discovery.Instance) int { return strings.Compare(a.Address, b.Address) })
+	return out
+}
+
+// Resolve returns service's instances now, sorted by address.
+func (r *Resolver) Resolve(ctx context.Context, service string) ([]discovery.Instance, error) {
+	m, _, err := r.load(ctx, service)
+	if err != nil {
+		return nil, err
+	}
+	return list(m), nil
+}
+
+// Watch reads service's instances and follows their changes. ctx bounds
+// the first read.
+func (r *Resolver) Watch(ctx context.Context, service string) (discovery.Watcher, error) {
+	m, rev, err := r.load(ctx, service)
+	if err != nil {
+		return nil, err
+	}
+	w := &watcher{r: r, service: service, m: m, closed: make(chan struct{})}
+	w.start(rev)
+	return w, nil
+}
+
+// watcher follows one service. Next runs on one goroutine at a time; the
+// fields above mu belong to it.
+type watcher struct {
+	r       *Resolver
+	service string
+	m       map[string]discovery.Instance // instances by key, as last seen
+	last    []discovery.Instance          // what Next last returned
+	first   bool                          // Next has returned once
+	ch      clientv3.WatchChan            // nil: watch again at the next Next
+
+	mu        sync.Mutex
+	cancel    context.CancelFunc // guarded by mu: ends the current etcd watch
+	closeOnce sync.Once
+	closed    chan struct{} // closed by Close
+}
+
+// start watches the service's keys from revision rev+1.
+func (w *watcher) start(rev int64) {
+	ctx, cancel := context.WithCancel(context.Background())
+	w.mu.Lock()
+	w.cancel = cancel
+	select {
+	case <-w.closed:
+		cancel()
+	default:
+	}
+	w.mu.Unlock()
+	prefix := serviceKey(w.r.cfg.Prefix, w.service)
+	w.ch = w.r.cfg.Client.Watch(clientv3.WithRequireLeader(ctx), prefix, clientv3.WithPrefix(), clientv3.WithRev(rev+1))
+}
+
+// resync reads the instances again and restarts the watch (after a
+// compaction or a broken watch).
+func (w *watcher) resync(ctx context.Context) error {
+	w.stop()
+	m, rev, err := w.r.load(ctx, w.service)
+	if err != nil {
+		// Watch again from where we were on the next try.
+		w.ch = nil
+		return err
+	}
+	w.m = m
+	w.start(rev)
+	return nil
+}
+
+func (w *watcher) Next(ctx context.Context) ([]discovery.Instance, error) {
+	select {
+	case <-w.closed:
+		return nil, discovery.ErrWatcherClosed
+	default:
+	}
+	if !w.first {
+		w.first = true
+		w.last = list(w.m)
+		return list(w.m), nil
+	}
+	for {
+		if w.ch == nil {
+			if err := w.resync(ctx); err != nil {
+				return nil, err
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-w.closed:
+			return nil, discovery.ErrWatcherClosed
+		case resp, ok := <-w.ch:
+			if !ok || resp.Err() != nil || resp.Canceled {
+				select {
+				case <-w.closed:
+					return nil, discovery.ErrWatcherClosed
+				default:
+				}
+				var err error = errors.New("watch channel closed")
+				if ok && resp.Err() != nil {
+					err = resp.Err()
+				}
+				w.r.cfg.Logger.Warn("etcd: watch interrupted; reading the instances again", "service", w.service, "err", err)
+				if err := w.resync(ctx); err != nil {
+					return nil, err
+				}
+			} else {
+				for _, ev := range resp.Events {
+					key := string(ev.Kv.Key)
+					switch ev.Type {
+					case clientv3.EventTypePut:
+						if inst, ok := w.r.decode(ev.Kv.Key, ev.Kv.Value); ok {
+							w.m[key] = inst
+						} else {
+							delete(w.m, key)
+						}
+					case clientv3.EventTypeDelete:
+						delete(w.m, key)
+					}
+				}
+			}
+			if cur := list(w.m); !discovery.Equal(cur, w.last) {
+				w.last = cur
+				return list(w.m), nil
+			}
+		}
+	}
+}
+
+// Close ends the watch; a Next waiting returns discovery.ErrWatcherClosed.
+func (w *watcher) Close() error {
+	w.closeOnce.Do(func() {
+		w.mu.Lock()
+		close(w.closed)
+		w.mu.Unlock()
+		w.stop()
+	})
+	return nil
+}
+
+// stop ends the current etcd watch.
+func (w *watcher) stop() {
+	w.mu.Lock()
+	if w.cancel != nil {
+		w.cancel()
+	}
+	w.mu.Unlock()
+}

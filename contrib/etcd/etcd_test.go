@@ -1,0 +1,254 @@
+package etcd_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
+
+	"github.com/petrel-rpc/petrel/client"
+	"github.com/petrel-rpc/petrel/contrib/etcd"
+	"github.com/petrel-rpc/petrel/contrib/internal/testsvc"
+	"github.com/petrel-rpc/petrel/discovery"
+	"github.com/petrel-rpc/petrel/examples/hello/gen/hello"
+)
+
+// freeURL returns http://127.0.0.1:PORT with a port that was free a moment
+// ago (etcd needs its URLs before it listens).
+func freeURL(t *testing.T) url.URL {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return url.URL{Scheme: "http", Host: addr}
+}
+
+// startEtcd runs a one-member etcd in a temporary directory on loopback
+// ports and returns its client endpoint.
+func startEtcd(t *testing.T) string {
+	t.Helper()
+	cfg := embed.NewConfig()
+	cfg.Name = "petrel-test"
+	cfg.Dir = t.TempDir()
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
+	// Short ticks: a quick election at start, and a lease TTL of 1 s is
+	// above etcd's minimum (1.5 election timeouts).
+	cfg.TickMs = 25
+	cfg.ElectionMs = 250
+	curl, purl := freeURL(t), freeURL(t)
+	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{curl}, []url.URL{curl}
+	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{purl}, []url.URL{purl}
+	cfg.InitialCluster = cfg.Name + "=" + purl.String()
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	timer := time.NewTimer(30 * time.Second)
+	defer timer.Stop()
+	select {
+	case <-e.Server.ReadyNotify():
+	case err := <-e.Err():
+		t.Fatalf("etcd: %v", err)
+	case <-timer.C:
+		t.Fatal("etcd did not become ready in 30 s")
+	}
+	return curl.Host
+}
+
+func newClient(t *testing.T, endpoint string) *clientv3.Client {
+	t.Helper()
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{endpoint}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// nextWithin waits for the watcher's next list and returns it with the
+// time it took.
+func nextWithin(t *testing.T, w discovery.Watcher, limit time.Duration) ([]discovery.Instance, time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	start := time.Now()
+	list, err := w.Next(ctx)
+	if err != nil {
+		t.Fatalf("Next after %v: %v", time.Since(start), err)
+	}
+	return list, time.Since(start)
+}
+
+// TestRegistryAndWatch: a watching client sees a Petrel server's instance
+// appear when it registers, disappear when it deregisters (graceful stop),
+// and disappear within the lease TTL when its process "crashes" (its etcd
+// client goes away without deregistering).
+func TestRegistryAndWatch(t *testing.T) {
+	endpoint := startEtcd(t)
+	rcli := newClient(t, endpoint)
+	defer rcli.Close()
+	res, err := etcd.NewResolver(etcd.Config{Client: rcli, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	w, err := res.Watch(ctx, "Hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if list, _ := nextWithin(t, w, time.Second); len(list) != 0 {
+		t.Fatalf("first list %v, want empty", list)
+	}
+
+	// Register a real server.
+	_, addr := testsvc.Start(t, &testsvc.Echo{})
+	const ttl = time.Second
+	regCli := newClient(t, endpoint)
+	defer regCli.Close()
+	reg, err := etcd.NewRegistry(etcd.Config{Client: regCli, TTL: ttl, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	inst := discovery.Instance{Address: addr, Weight: 20, Tags: map[string]string{"zone": "a"}}
+	t0 := time.Now()
+	if err := reg.Register(ctx, "Hello", inst); err != nil {
+		t.Fatal(err)
+	}
+	list, _ := nextWithin(t, w, 2*time.Second)
+	appear := time.Since(t0)
+	if !discovery.Equal(list, []discovery.Instance{inst}) {
+		t.Fatalf("after Register: %+v, want %+v", list, inst)
+	}
+	// The address works: call the server through it.
+	cli, err := hello.NewHelloClient("Hello", client.WithHostPorts(list[0].Address))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := cli.Greet(ctx, "etcd"); err != nil || r != "hello etcd" {
+		t.Fatalf("call to the registered instance: %q %v", r, err)
+	}
+	cli.Close()
+	if got, err := res.Resolve(ctx, "Hello"); err != nil || !discovery.Equal(got, list) {
+		t.Fatalf("Resolve: %v %v", got, err)
+	}
+
+	// Graceful stop.
+	t1 := time.Now()
+	if err := reg.Deregister(ctx, "Hello", inst); err != nil {
+		t.Fatal(err)
+	}
+	list, _ = nextWithin(t, w, 2*time.Second)
+	disappear := time.Since(t1)
+	if len(list) != 0 {
+		t.Fatalf("after Deregister: %+v", list)
+	}
+
+	// Crash: a registry whose etcd client goes away without deregistering.
+	crashCli := newClient(t, endpoint)
+	crashReg, err := etcd.NewRegistry(etcd.Config{Client: crashCli, TTL: ttl, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer crashReg.Close()
+	if err := crashReg.Register(ctx, "Hello", inst); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ = nextWithin(t, w, 2*time.Second); len(list) != 1 {
+		t.Fatalf("after the second Register: %+v", list)
+	}
+	// Let a keep-alive or two renew the lease, so that the TTL counts from
+	// a renewal, not from the grant.
+	time.Sleep(ttl / 2)
+	t2 := time.Now()
+	crashCli.Close()
+	list, _ = nextWithin(t, w, ttl+3*time.Second)
+	expire := time.Since(t2)
+	if len(list) != 0 {
+		t.Fatalf("after the crash: %+v", list)
+	}
+	t.Logf("instance visible to the watcher %v after Register, gone %v after Deregister, gone %v after a crash (lease TTL %v)",
+		appear.Round(time.Millisecond), disappear.Round(time.Millisecond), expire.Round(time.Millisecond), ttl)
+	if appear > time.Second || disappear > time.Second {
+		t.Errorf("register %v / deregister %v: want each within 1 s", appear, disappear)
+	}
+	// The lease expires at most TTL after the crash (it was last renewed
+	// before it); etcd sweeps expired leases every 500 ms and the delete
+	// goes through raft, so the bound asserted is the TTL plus 750 ms.
+	if expire > ttl+750*time.Millisecond {
+		t.Errorf("after a crash the instance stayed %v, over the lease TTL %v + 750 ms (etcd's expiry sweep)", expire, ttl)
+	}
+
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Next(ctx); !errors.Is(err, discovery.ErrWatcherClosed) {
+		t.Fatalf("Next after Close: %v", err)
+	}
+}
+
+// TestGracefulClose: Close revokes the lease, removing every instance the
+// registry holds at once; bad values in etcd are skipped.
+func TestGracefulClose(t *testing.T) {
+	endpoint := startEtcd(t)
+	c := newClient(t, endpoint)
+	defer c.Close()
+	ctx := context.Background()
+	reg, err := etcd.NewRegistry(etcd.Config{Client: c, Prefix: "/p", Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []string{"127.0.0.1:1", "127.0.0.1:2"} {
+		if err := reg.Register(ctx, "S", discovery.Instance{Address: a}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Put(ctx, "/p/S/garbage", "{not json"); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := etcd.NewResolver(etcd.Config{Client: c, Prefix: "/p", Logger: quiet})
+	got, err := res.Resolve(ctx, "S")
+	if err != nil || len(got) != 2 || got[0].Address != "127.0.0.1:1" {
+		t.Fatalf("Resolve: %+v %v", got, err)
+	}
+	w, err := res.Watch(ctx, "S")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	nextWithin(t, w, time.Second)
+	if err := reg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	list, d := nextWithin(t, w, 2*time.Second)
+	if len(list) != 0 {
+		t.Fatalf("after Close: %+v", list)
+	}
+	t.Logf("Close removed both instances; the watcher saw it after %v", d.Round(time.Millisecond))
+	if err := reg.Register(ctx, "S", discovery.Instance{Address: "x:1"}); !errors.Is(err, etcd.ErrClosed) {
+		t.Fatalf("Register after Close: %v", err)
+	}
+}
+
+func TestConfig(t *testing.T) {
+	if _, err := etcd.NewRegistry(etcd.Config{}); err == nil {
+		t.Fatal("NewRegistry without a client succeeded")
+	}
+	if _, err := etcd.NewResolver(etcd.Config{}); err == nil {
+		t.Fatal("NewResolver without a client succeeded")
+	}
+}
