@@ -15,7 +15,9 @@
 // side is "client" or "server", service the callee's service name, code
 // the rpcerr code of the outcome ("ok", "timeout", "overloaded", ...).
 // [Metrics.WatchServer] adds a server's own counters (connections, requests
-// in flight, rejections by limit).
+// in flight, rejections by limit), [Metrics.WatchBreaker] a circuit
+// breaker's state and counters. (Connection pool sizes are not exported:
+// the client does not expose them yet.)
 package metrics
 
 import (
