@@ -1,0 +1,205 @@
+package loadbalance
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"github.com/petrel-rpc/petrel/discovery"
+)
+
+// DefaultErrorPenalty is what a failed call adds to its latency in P2C's
+// average.
+const DefaultErrorPenalty = 100 * time.Millisecond
+
+// P2CConfig configures NewP2C. Zero fields take their defaults.
+type P2CConfig struct {
+	// ErrorPenalty is added to the latency of a failed call before it
+	// enters the instance's average, so that an instance failing fast
+	// does not look fast. Default DefaultErrorPenalty (100ms).
+	ErrorPenalty time.Duration
+	// HalfLife is the number of picks, per instance, after which the
+	// latency average of an instance that got no call halves, so that an
+	// instance once slow gets tried again. Default 32.
+	HalfLife int
+}
+
+// DefaultP2CConfig returns the defaults.
+func DefaultP2CConfig() P2CConfig {
+	return P2CConfig{ErrorPenalty: DefaultErrorPenalty, HalfLife: 32}
+}
+
+// Validate reports a configuration that cannot work.
+func (c *P2CConfig) Validate() error {
+	if c.ErrorPenalty < 0 {
+		return fmt.Errorf("loadbalance: P2CConfig.ErrorPenalty is %v; it must be 0 (default) or more", c.ErrorPenalty)
+	}
+	if c.HalfLife < 0 {
+		return fmt.Errorf("loadbalance: P2CConfig.HalfLife is %d; it must be 0 (default) or more", c.HalfLife)
+	}
+	return nil
+}
+
+// P2C is the power-of-two-choices balancer.
+type P2C struct {
+	cfg   P2CConfig
+	picks atomic.Uint64 // picks made, the clock of the averages' decay
+	state atomic.Pointer[p2cState]
+}
+
+type p2cState struct {
+	insts    []discovery.Instance
+	nodes    []*p2cNode
+	byAddr   map[string]*p2cNode
+	halfLife uint64 // picks after which an unsampled average halves
+}
+
+// p2cNode is an instance's load. Nodes survive Update for the addresses
+// that stay, so that their history is kept.
+type p2cNode struct {
+	inflight atomic.Int64  // picked and not yet Done
+	ewma     atomic.Int64  // latency average, nanoseconds; 0: no sample yet
+	sampled  atomic.Uint64 // value of P2C.picks at the last sample
+	weight   int64         // effective weight; read-only
+}
+
+// NewP2C returns a power-of-two-choices balancer: a pick draws two distinct
+// instances at random and takes the one with the lower cost
+//
+//	(latency average + 1µs) × (calls in flight + 1) / weight
+//
+// (without the latency factor when either has no average yet: a new
+// instance is compared on its calls in flight).
+// The latency average moves 1/8 of the way to each reported latency (a
+// failed call reports its latency plus ErrorPenalty) and halves for every
+// HalfLife × instances picks in which the instance got no report. Callers
+// report each call's end with Done (Feedback); without reports P2C
+// balances on calls in flight alone, which a Pick increments.
+func NewP2C(cfg P2CConfig) (*P2C, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	def := DefaultP2CConfig()
+	if cfg.ErrorPenalty == 0 {
+		cfg.ErrorPenalty = def.ErrorPenalty
+	}
+	if cfg.HalfLife == 0 {
+		cfg.HalfLife = def.HalfLife
+	}
+	return &P2C{cfg: cfg}, nil
+}
+
+// Update replaces the instances, keeping the load of those that stay.
+func (b *P2C) Update(instances []discovery.Instance) {
+	old := b.state.Load()
+	st := &p2cState{
+		insts:    copyInstances(instances),
+		byAddr:   make(map[string]*p2cNode, len(instances)),
+		halfLife: uint64(b.cfg.HalfLife) * uint64(max(len(instances), 1)),
+	}
+	st.nodes = make([]*p2cNode, len(st.insts))
+	now := b.picks.Load()
+	for i, in := range st.insts {
+		w := int64(in.EffectiveWeight())
+		var n *p2cNode
+		if old != nil {
+			if prev := old.byAddr[in.Address]; prev != nil && prev.weight == w {
+				n = prev
+			} else if prev != nil {
+				n = &p2cNode{weight: w}
+				n.inflight.Store(prev.inflight.Load())
+				n.ewma.Store(prev.ewma.Load())
+				n.sampled.Store(prev.sampled.Load())
+			}
+		}
+		if n == nil {
+			n = &p2cNode{weight: w}
+			n.sampled.Store(now)
+		}
+		st.nodes[i] = n
+		st.byAddr[in.Address] = n
+	}
+	b.state.Store(st)
+}
+
+// Pick draws two instances and returns the less loaded; key is ignored.
+func (b *P2C) Pick(_ context.Context, _ string) (discovery.Instance, error) {
+	st := b.state.Load()
+	if st == nil || len(st.insts) == 0 {
+		return discovery.Instance{}, ErrNoInstance
+	}
+	now := b.picks.Add(1)
+	n := len(st.insts)
+	if n == 1 {
+		st.nodes[0].inflight.Add(1)
+		return st.insts[0], nil
+	}
+	i := rand.IntN(n)
+	j := rand.IntN(n - 1)
+	if j >= i {
+		j++
+	}
+	if st.better(j, i, now) {
+		i = j
+	}
+	st.nodes[i].inflight.Add(1)
+	return st.insts[i], nil
+}
+
+// better reports whether instance a costs less than instance b. When
+// either has no latency average yet (a new instance, or one whose average
+// decayed away), they are compared on calls in flight per weight alone.
+func (st *p2cState) better(a, b int, now uint64) bool {
+	na, nb := st.nodes[a], st.nodes[b]
+	la := decayed(na.ewma.Load(), na.sampled.Load(), now, st.halfLife)
+	lb := decayed(nb.ewma.Load(), nb.sampled.Load(), now, st.halfLife)
+	ca := float64(na.inflight.Load()+1) / float64(na.weight)
+	cb := float64(nb.inflight.Load()+1) / float64(nb.weight)
+	if la != 0 && lb != 0 {
+		ca *= float64(la + int64(time.Microsecond))
+		cb *= float64(lb + int64(time.Microsecond))
+	}
+	return ca < cb
+}
+
+// Done reports the end of a call to address. Reports for addresses no
+// longer in the list are ignored.
+func (b *P2C) Done(address string, latency time.Duration, err error) {
+	st := b.state.Load()
+	if st == nil {
+		return
+	}
+	nd := st.byAddr[address]
+	if nd == nil {
+		return
+	}
+	if nd.inflight.Add(-1) < 0 {
+		nd.inflight.Store(0) // a Done without its Pick
+	}
+	sample := int64(max(latency, 0))
+	if err != nil {
+		sample += int64(b.cfg.ErrorPenalty)
+	}
+	now := b.picks.Load()
+	for {
+		old := nd.ewma.Load()
+		next := sample
+		if avg := decayed(old, nd.sampled.Load(), now, st.halfLife); avg != 0 {
+			next = avg + (sample-avg)/8
+		}
+		if nd.ewma.CompareAndSwap(old, next) {
+			break
+		}
+	}
+	nd.sampled.Store(now)
+}
+
+// decayed halves ewma for every halfLife picks since sampled.
+func decayed(ewma int64, sampled, now, halfLife uint64) int64 {
+	if now <= sampled {
+		return ewma
+	}
+	return ewma >> min((now-sampled)/halfLife, 63)
+}
