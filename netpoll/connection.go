@@ -43,6 +43,7 @@ type connection struct {
 	dialing    atomic.Bool           // connect in progress: events only wake the dialer
 
 	rtimer       *time.Timer  // the reader's deadline timer, reused; reader goroutine only
+	rarmed       int64        // the deadline rtimer is armed for, 0 if none; reader goroutine only
 	wtimer       *time.Timer  // the flusher's deadline timer, reused; guarded by writeMu
 	readTimeout  atomic.Int64 // time.Duration
 	writeTimeout atomic.Int64 // time.Duration
@@ -344,12 +345,11 @@ func (c *connection) waitReadSlow(n int) error {
 	if t := c.readTimeout.Load(); t > 0 {
 		timeoutAt = time.Now().UnixNano() + t
 	}
-	var armed int64 // the deadline rtimer is set for; 0 when stopped
-	defer func() {
-		if armed != 0 {
-			c.rtimer.Stop()
-		}
-	}()
+	// The timer stays armed across waits for the earliest deadline it was
+	// set to: a later deadline (the usual case: each call's is later than
+	// the last) needs no Reset; when it fires early the deadline is checked
+	// and the timer re-armed. So a blocking read with a deadline usually
+	// touches neither the clock nor the timer heap.
 	for c.in.Len() < n {
 		switch c.state.Load() {
 		case stateClosed:
@@ -365,28 +365,27 @@ func (c *connection) waitReadSlow(n int) error {
 		}
 		var fire <-chan time.Time
 		if dl != 0 {
-			now := time.Now().UnixNano()
-			if now >= dl {
-				if c.in.Len() >= n {
-					return nil
+			if c.rarmed == 0 || dl < c.rarmed {
+				now := time.Now().UnixNano()
+				if now >= dl {
+					return errReadTimeout
 				}
-				return errReadTimeout
+				if c.rtimer == nil {
+					c.rtimer = time.NewTimer(time.Duration(dl - now))
+				} else {
+					c.rtimer.Reset(time.Duration(dl - now))
+				}
+				c.rarmed = dl
 			}
-			if c.rtimer == nil {
-				c.rtimer = time.NewTimer(time.Duration(dl - now))
-			} else if dl != armed {
-				c.rtimer.Reset(time.Duration(dl - now))
-			}
-			armed = dl
 			fire = c.rtimer.C
-		} else if armed != 0 {
-			c.rtimer.Stop()
-			armed = 0
 		}
 		select {
 		case <-c.readCh:
 		case <-fire:
-			armed = 0
+			c.rarmed = 0
+			if time.Now().UnixNano() >= dl && c.in.Len() < n {
+				return errReadTimeout
+			}
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -368,9 +369,21 @@ func (cs *connState) write(h *transport.Header, name string, typ thrift.MessageT
 		cs.queued++
 	}
 	if cs.writers.Add(-1) == 0 && flush && cs.queued > 0 {
-		cs.queued = 0
-		if ferr := w.Flush(); err == nil {
-			err = ferr
+		if cs.inflight.Load() > 1 {
+			// Other requests of this connection are being served: yield
+			// once so that those ready to answer add their replies, and
+			// one write carries them all. With one processor the handlers
+			// run one after another, so without this no two replies would
+			// ever share a flush.
+			cs.wmu.Unlock()
+			runtime.Gosched()
+			cs.wmu.Lock()
+		}
+		if cs.queued > 0 {
+			cs.queued = 0
+			if ferr := w.Flush(); err == nil {
+				err = ferr
+			}
 		}
 	}
 	cs.wmu.Unlock()
