@@ -181,6 +181,7 @@ type Breaker struct {
 	mu        sync.Mutex
 	openedAt  time.Time // when it last opened; guarded by mu
 	probing   bool      // a probe is in flight; guarded by mu
+	probeAt   time.Time // when that probe went out; guarded by mu
 	successes int       // successful probes in a row; guarded by mu
 
 	allowed, rejected, probes, opened atomic.Int64
@@ -215,6 +216,7 @@ func (b *Breaker) Allow() (probe bool, err error) {
 		b.allowed.Add(1)
 		return false, nil
 	}
+	now := b.cfg.Now()
 	b.mu.Lock()
 	switch State(b.state.Load()) {
 	case Closed:
@@ -222,7 +224,7 @@ func (b *Breaker) Allow() (probe bool, err error) {
 		b.allowed.Add(1)
 		return false, nil
 	case Open:
-		if b.cfg.Now().Sub(b.openedAt) < b.cfg.OpenFor {
+		if now.Sub(b.openedAt) < b.cfg.OpenFor {
 			b.mu.Unlock()
 			b.rejected.Add(1)
 			return false, errRejected
@@ -231,13 +233,14 @@ func (b *Breaker) Allow() (probe bool, err error) {
 		b.successes = 0
 		b.probing = false
 	}
-	// HalfOpen
-	if b.probing {
+	// HalfOpen. A probe whose outcome never came (its caller did not call
+	// Done) stops blocking the others after OpenFor.
+	if b.probing && now.Sub(b.probeAt) < b.cfg.OpenFor {
 		b.mu.Unlock()
 		b.rejected.Add(1)
 		return false, errRejected
 	}
-	b.probing = true
+	b.probing, b.probeAt = true, now
 	b.mu.Unlock()
 	b.allowed.Add(1)
 	b.probes.Add(1)

@@ -151,6 +151,11 @@ func TestFailedProbeReopens(t *testing.T) {
 	if _, err := b.Allow(); err == nil {
 		t.Fatal("a second call let through while a probe is in flight")
 	}
+	clk.Advance(100 * time.Millisecond) // the probe's outcome is late
+	probe2, err := b.Allow()
+	if err != nil || !probe2 {
+		t.Fatalf("a lost probe blocks the breaker: %v", err)
+	}
 	b.Done(true, errConn)
 	if b.State() != circuitbreak.Open {
 		t.Fatalf("state %v after a failed probe", b.State())
