@@ -9,7 +9,9 @@ import (
 
 	"github.com/petrel-rpc/petrel/circuitbreak"
 	"github.com/petrel-rpc/petrel/client"
+	"github.com/petrel-rpc/petrel/retry"
 	"github.com/petrel-rpc/petrel/rpcerr"
+	"github.com/petrel-rpc/petrel/transport"
 )
 
 // TestInstanceBreaker: of two instances one refuses connections; once its
@@ -86,5 +88,41 @@ func TestServiceBreakerWithFallback(t *testing.T) {
 	}
 	if n := calls.Load(); n != 10 {
 		t.Fatalf("server reached %d times, want 10", n)
+	}
+}
+
+// BenchmarkCallGoverned is BenchmarkCall's long/TTHeader case with the retry
+// middleware (a policy for "echo", no failures) and the service- and
+// instance-level breakers: what governance adds to a call that succeeds.
+func BenchmarkCallGoverned(b *testing.B) {
+	addr := startServerProcess(b, "test")
+	services, _ := circuitbreak.NewGroup(circuitbreak.Config{})
+	instances, _ := circuitbreak.NewGroup(circuitbreak.Config{})
+	r := newRetryer(b, retry.Config{Methods: map[string]retry.Policy{"echo": {MaxAttempts: 2, Idempotent: true}}})
+	for _, gov := range []struct {
+		name string
+		opts []client.Option
+	}{
+		{"none", nil},
+		{"retry+breakers", []client.Option{client.WithRetry(r), client.WithCircuitBreaker(services, nil), client.WithInstanceBreaker(instances)}},
+	} {
+		b.Run(gov.name, func(b *testing.B) {
+			c := newClient(b, addr, setup{"long/ttheader", transport.TTHeader, client.WithLongConnection(client.LongPoolConfig{})}, gov.opts...)
+			args := &echoArgs{Msg: []byte("hello, petrel")}
+			res := &echoResult{Success: make([]byte, 0, 64)}
+			ctx := context.Background()
+			for range 100 {
+				if err := c.Call(ctx, "echo", false, args, res); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if err := c.Call(ctx, "echo", false, args, res); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
