@@ -8,6 +8,7 @@ import (
 
 	"github.com/petrel-rpc/petrel/codec/thrift"
 	"github.com/petrel-rpc/petrel/endpoint"
+	"github.com/petrel-rpc/petrel/loadbalance"
 	"github.com/petrel-rpc/petrel/metainfo"
 	"github.com/petrel-rpc/petrel/netpoll"
 	"github.com/petrel-rpc/petrel/rpcerr"
@@ -23,8 +24,9 @@ type Client struct {
 	res       resolver
 	ep        endpoint.Endpoint // the middleware chain around invoke
 	dialer    dialer
-	pool      connPool // short and long pools; nil with mux
-	mux       *muxPool // nil without mux
+	pool      connPool             // short and long pools; nil with mux
+	mux       *muxPool             // nil without mux
+	fb        loadbalance.Feedback // WithLoadBalancer's, told each call's outcome; nil: none
 
 	seq     atomic.Int32
 	closed  atomic.Bool
@@ -48,7 +50,7 @@ func New(service string, opts ...Option) (*Client, error) {
 	if cfg.err != nil {
 		return nil, cfg.err
 	}
-	if cfg.resolver == nil {
+	if cfg.resolver == nil && !cfg.disc.used() {
 		if len(cfg.addrs) == 0 {
 			return nil, errors.New("client: no server address; use WithHostPorts")
 		}
@@ -71,6 +73,12 @@ func New(service string, opts ...Option) (*Client, error) {
 		c.mux = newMuxPool(&c.dialer, cfg.muxConns, cfg.maxMessageSize, cfg.rpcTimeout)
 	default:
 		c.pool = newLongPool(&c.dialer, cfg.long)
+	}
+	if cfg.disc.used() {
+		if err := c.useDiscovery(); err != nil {
+			c.Close()
+			return nil, err
+		}
 	}
 	mws := cfg.middleware
 	if gov := c.governance(); len(gov) > 0 {
@@ -157,6 +165,9 @@ func (c *Client) Close() error {
 	if c.closed.Swap(true) {
 		return nil
 	}
+	if d, ok := c.res.(*discoveryResolver); ok {
+		d.stop()
+	}
 	if c.pool != nil {
 		c.pool.close()
 	}
@@ -198,10 +209,17 @@ func (c *Client) invoke(ctx context.Context, req, resp any) error {
 		return notSent(err)
 	}
 	c.header(ctx, cs, deadline)
+	var start time.Time
+	if c.fb != nil {
+		start = time.Now()
+	}
 	if c.mux != nil {
 		err = c.callMux(ctx, cs, addr, deadline, args, result)
 	} else {
 		err = c.callPooled(ctx, cs, addr, deadline, args, result)
+	}
+	if c.fb != nil {
+		c.fb.Done(addr, time.Since(start), err)
 	}
 	if cs.gov.breaker != nil {
 		c.instanceDone(cs, err)

@@ -15,7 +15,11 @@
 //   - connections: [WithLongConnection] (the default pool), [WithShortConnection],
 //     [WithMuxConnection];
 //   - limits: [WithMaxMessageSize] (16 MiB per reply frame);
-//   - [WithMiddleware] around every call.
+//   - [WithMiddleware] around every call;
+//   - discovery and balancing: [WithResolver] (a discovery.Resolver
+//     watched for the service's instances; pooled connections to instances
+//     that leave are closed), [WithLoadBalancer] (loadbalance: round robin by
+//     default, weighted random, consistent hashing on [WithHashKey], P2C).
 //
 // # One call
 //

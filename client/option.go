@@ -131,6 +131,8 @@ type config struct {
 	err            error        // the first invalid option
 
 	gov govConfig // option_retry.go, option_breaker.go
+
+	disc discConfig // option_discovery.go
 }
 
 func defaultConfig() config {
@@ -320,6 +322,7 @@ func WithMaxMessageSize(n int) Option {
 type callConfig struct {
 	timeout    time.Duration // valid when hasTimeout
 	hasTimeout bool
+	hashKey    string // WithHashKey (option_discovery.go)
 }
 
 // callTimeout is the CallOption of WithCallTimeout; a plain value, so that

@@ -46,7 +46,7 @@ func WithInstanceBreaker(g *circuitbreak.Group) Option {
 // pick chooses the call's address: the resolver's pick, skipping instances
 // whose breaker rejects the call.
 func (c *Client) pick(cs *callState) (string, error) {
-	addr, err := c.res.pick(&cs.ri)
+	addr, err := c.res.pick(cs)
 	if err != nil {
 		return "", rpcerr.Wrap(rpcerr.Connection, err, "no address for "+c.service)
 	}
@@ -61,10 +61,13 @@ func (c *Client) pick(cs *callState) (string, error) {
 			cs.gov.breaker, cs.gov.probe = b, probe
 			return addr, nil
 		}
+		if c.fb != nil {
+			c.fb.Done(addr, 0, err) // the balancer's pick is not used
+		}
 		if i == maxBreakerPicks {
 			return "", rpcerr.Wrap(rpcerr.Overloaded, err, "every instance picked for "+c.service+" has an open circuit breaker (last "+addr+")")
 		}
-		if addr, err = c.res.pick(&cs.ri); err != nil {
+		if addr, err = c.res.pick(cs); err != nil {
 			return "", rpcerr.Wrap(rpcerr.Connection, err, "no address for "+c.service)
 		}
 	}

@@ -16,6 +16,9 @@ type connPool interface {
 	put(pc *pconn, reusable bool)
 	// close closes every idle connection; later puts close theirs.
 	close()
+	// retain keeps connections only to the addresses in live (discovery
+	// reported the others gone; option_discovery.go).
+	retain(live map[string]struct{})
 }
 
 // shortPool dials a connection per call and closes it afterwards.
@@ -46,6 +49,7 @@ type longPool struct {
 	idle    map[string][]*pconn // per address, oldest first; guarded by mu
 	closed  bool                // guarded by mu
 	janitor *time.Timer         // sweeps expired connections; guarded by mu
+	live    map[string]struct{} // guarded by mu; nil: keep every address, else only these (retain)
 }
 
 func newLongPool(d *dialer, cfg LongPoolConfig) *longPool {
@@ -93,7 +97,8 @@ func (p *longPool) put(pc *pconn, reusable bool) {
 	pc.idleSince = time.Now()
 	p.mu.Lock()
 	list := p.idle[pc.addr]
-	if p.closed || len(list) >= p.cfg.MaxIdlePerAddress {
+	_, kept := p.live[pc.addr]
+	if p.closed || len(list) >= p.cfg.MaxIdlePerAddress || (p.live != nil && !kept) {
 		p.mu.Unlock()
 		pc.close()
 		return

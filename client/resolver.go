@@ -2,16 +2,13 @@ package client
 
 import (
 	"sync/atomic"
-
-	"github.com/petrel-rpc/petrel/rpcinfo"
 )
 
-// resolver picks the address of each call. The static round robin over
-// WithHostPorts is the only one today; service discovery and load balancing
-// (the governance layer) will plug in here behind an option, with ri telling
-// them what is called.
+// resolver picks the address of each call: the static round robin over
+// WithHostPorts, or a balancer over a resolver's instances
+// (option_discovery.go), which reads the call's rpcinfo and hash key in cs.
 type resolver interface {
-	pick(ri *rpcinfo.RPCInfo) (string, error)
+	pick(cs *callState) (string, error)
 }
 
 // roundRobin cycles through a fixed list of addresses.
@@ -20,7 +17,7 @@ type roundRobin struct {
 	next  atomic.Uint32
 }
 
-func (r *roundRobin) pick(*rpcinfo.RPCInfo) (string, error) {
+func (r *roundRobin) pick(*callState) (string, error) {
 	if len(r.addrs) == 1 {
 		return r.addrs[0], nil
 	}

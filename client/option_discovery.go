@@ -1,0 +1,260 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/petrel-rpc/petrel/discovery"
+	"github.com/petrel-rpc/petrel/loadbalance"
+)
+
+// discConfig is what WithResolver and WithLoadBalancer set.
+type discConfig struct {
+	resolver discovery.Resolver   // nil: a static list of WithHostPorts
+	balancer loadbalance.Balancer // nil: smooth weighted round robin
+}
+
+func (d *discConfig) used() bool { return d.resolver != nil || d.balancer != nil }
+
+// WithResolver makes the client find its servers with r: the client
+// watches the instances of its service (the name given to New) and sends
+// each call to the instance its balancer picks (WithLoadBalancer; default
+// smooth weighted round robin, which is plain round robin over equal
+// weights). When an instance leaves, the client's pooled connections to it
+// are closed (the multiplexed pool's once their calls are answered). The
+// first calls wait for the first resolution, within their deadline; while
+// a resolution fails the client keeps the instances it had. Default: none,
+// the static round robin over WithHostPorts.
+func WithResolver(r discovery.Resolver) Option {
+	return optionFunc(func(c *config) {
+		if r == nil {
+			c.fail(errors.New("client: WithResolver got a nil Resolver"))
+			return
+		}
+		c.disc.resolver = r
+	})
+}
+
+// WithLoadBalancer makes b choose the instance of each call among those of
+// WithResolver (or of WithHostPorts, each with the default weight). b must
+// serve this client alone. A balancer implementing loadbalance.Feedback
+// (P2C) is told each call's latency and error. Default: round robin
+// (loadbalance.NewWeightedRoundRobin with WithResolver; the static round
+// robin over WithHostPorts without).
+func WithLoadBalancer(b loadbalance.Balancer) Option {
+	return optionFunc(func(c *config) {
+		if b == nil {
+			c.fail(errors.New("client: WithLoadBalancer got a nil Balancer"))
+			return
+		}
+		c.disc.balancer = b
+	})
+}
+
+// hashKey is the CallOption of WithHashKey.
+type hashKey string
+
+func (k hashKey) applyCall(c *callConfig) { c.hashKey = string(k) }
+
+// WithHashKey gives the call a key for key-aware balancers
+// (loadbalance.NewConsistentHash): calls with the same key go to the same
+// instance while it stays. Other balancers ignore it. Default: none (a
+// consistent-hash balancer then picks at random).
+func WithHashKey(key string) CallOption { return hashKey(key) }
+
+// discoveryResolver picks each call's instance with a balancer fed by a
+// resolver's watcher, which a goroutine of the client follows.
+type discoveryResolver struct {
+	service string
+	r       discovery.Resolver
+	lb      loadbalance.Balancer
+	retain  func(live map[string]struct{}) // the pools close the rest
+
+	ready     chan struct{} // closed after the first resolution, even a failed one
+	readyOnce sync.Once
+	lastErr   atomic.Pointer[error] // the last resolution error; nil after a success
+	cancel    context.CancelFunc
+	done      chan struct{} // closed when the watching goroutine exits
+}
+
+// watchBackoff is the pause after a failed Watch or Next.
+const watchBackoff = 200 * time.Millisecond
+
+func newDiscoveryResolver(service string, cfg *discConfig, addrs []string, retain func(map[string]struct{})) (*discoveryResolver, error) {
+	r, lb := cfg.resolver, cfg.balancer
+	if r == nil {
+		if len(addrs) == 0 {
+			return nil, errors.New("client: no server address; use WithHostPorts or WithResolver")
+		}
+		r = discovery.NewStaticAddrs(addrs...)
+	}
+	if lb == nil {
+		lb = loadbalance.NewWeightedRoundRobin()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &discoveryResolver{
+		service: service, r: r, lb: lb, retain: retain,
+		ready: make(chan struct{}), cancel: cancel, done: make(chan struct{}),
+	}
+	go d.run(ctx)
+	return d, nil
+}
+
+// run follows the resolver until stop.
+func (d *discoveryResolver) run(ctx context.Context) {
+	defer close(d.done)
+	var w discovery.Watcher
+	defer func() {
+		if w != nil {
+			w.Close()
+		}
+	}()
+	pause := time.NewTimer(farFuture)
+	pause.Stop()
+	defer pause.Stop()
+	for ctx.Err() == nil {
+		var err error
+		if w == nil {
+			w, err = d.r.Watch(ctx, d.service)
+		}
+		var list []discovery.Instance
+		if err == nil {
+			list, err = w.Next(ctx)
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			if errors.Is(err, discovery.ErrWatcherClosed) {
+				w = nil
+			}
+			d.lastErr.Store(&err)
+			d.readyOnce.Do(func() { close(d.ready) })
+			pause.Reset(watchBackoff)
+			select {
+			case <-pause.C:
+			case <-ctx.Done():
+				return
+			}
+			continue
+		}
+		d.lb.Update(list)
+		live := make(map[string]struct{}, len(list))
+		for _, in := range list {
+			live[in.Address] = struct{}{}
+		}
+		d.retain(live)
+		d.lastErr.Store(nil)
+		d.readyOnce.Do(func() { close(d.ready) })
+	}
+}
+
+// stop ends the watch and waits for the goroutine.
+func (d *discoveryResolver) stop() {
+	d.cancel()
+	<-d.done
+}
+
+func (d *discoveryResolver) pick(cs *callState) (string, error) {
+	select {
+	case <-d.ready:
+	default:
+		if err := d.waitReady(cs); err != nil {
+			return "", err
+		}
+	}
+	in, err := d.lb.Pick(cs, cs.cc.hashKey)
+	if err != nil {
+		if last := d.lastErr.Load(); last != nil {
+			return "", errors.Join(err, *last)
+		}
+		return "", err
+	}
+	return in.Address, nil
+}
+
+// waitReady waits for the first resolution within the call's deadline.
+func (d *discoveryResolver) waitReady(cs *callState) error {
+	var timeout <-chan time.Time
+	if !cs.deadline.IsZero() {
+		t := time.NewTimer(time.Until(cs.deadline))
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-d.ready:
+		return nil
+	case <-cs.Done():
+		return cs.Err()
+	case <-timeout:
+		return errors.New("the call's deadline passed before the first resolution of " + d.service)
+	}
+}
+
+// retain closes the idle connections of the long pool to addresses not in
+// live, and those given back later. (A call that picked such an address
+// just before the change still runs.)
+func (p *longPool) retain(live map[string]struct{}) {
+	var gone []*pconn
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.live = live
+	for addr, list := range p.idle {
+		if _, ok := live[addr]; !ok {
+			gone = append(gone, list...)
+			delete(p.idle, addr)
+		}
+	}
+	p.mu.Unlock()
+	for _, pc := range gone {
+		pc.close()
+	}
+}
+
+func (p *shortPool) retain(map[string]struct{}) {}
+
+// retain drains the multiplexed connections to addresses not in live: they
+// take no new call and close once their calls are answered.
+func (p *muxPool) retain(live map[string]struct{}) {
+	var gone []*muxSlots
+	p.mu.Lock()
+	for addr, s := range p.addrs {
+		if _, ok := live[addr]; !ok {
+			gone = append(gone, s)
+			delete(p.addrs, addr)
+		}
+	}
+	p.mu.Unlock()
+	for _, s := range gone {
+		for i := range s.conns {
+			if mc := s.conns[i].Load(); mc != nil {
+				mc.drain()
+			}
+		}
+	}
+}
+
+// useDiscovery replaces the static round robin with a balancer over a
+// resolver (New, once the pools exist).
+func (c *Client) useDiscovery() error {
+	retain := func(live map[string]struct{}) {
+		if c.mux != nil {
+			c.mux.retain(live)
+		} else {
+			c.pool.retain(live)
+		}
+	}
+	d, err := newDiscoveryResolver(c.service, &c.cfg.disc, c.cfg.addrs, retain)
+	if err != nil {
+		return err
+	}
+	c.res = d
+	c.fb, _ = d.lb.(loadbalance.Feedback)
+	return nil
+}

@@ -1,0 +1,319 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/petrel-rpc/petrel/client"
+	"github.com/petrel-rpc/petrel/discovery"
+	"github.com/petrel-rpc/petrel/loadbalance"
+	"github.com/petrel-rpc/petrel/rpcerr"
+	"github.com/petrel-rpc/petrel/server"
+)
+
+// waitFor polls cond every 5ms for up to 3s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting: %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestResolverRemovesInstance: a client with a static resolver of three
+// Petrel servers; after one is removed from the resolver no call reaches
+// it and the client's connections to it are closed; after it is back,
+// calls reach it again.
+func TestResolverRemovesInstance(t *testing.T) {
+	for _, pool := range []struct {
+		name string
+		opt  client.Option
+	}{
+		{"long", client.WithLongConnection(client.LongPoolConfig{})},
+		{"mux", client.WithMuxConnection(2)},
+	} {
+		t.Run(pool.name, func(t *testing.T) {
+			var srvs [3]*server.Server
+			var addrs [3]string
+			for i := range srvs {
+				srvs[i], addrs[i] = startPetrel(t)
+			}
+			r := discovery.NewStaticAddrs(addrs[:]...)
+			c, err := client.New("Echo", client.WithResolver(r), pool.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			ctx := context.Background()
+			calls := func(n int) {
+				t.Helper()
+				for i := range n {
+					if _, err := echo(ctx, c, &echoArgs{Msg: []byte("hi")}); err != nil {
+						t.Fatalf("call %d: %v", i, err)
+					}
+				}
+			}
+			calls(30)
+			for i, s := range srvs {
+				if got := s.Stats().Requests; got != 10 {
+					t.Fatalf("server %d got %d of 30 round-robin calls, want 10", i, got)
+				}
+				if s.Stats().Connections == 0 {
+					t.Fatalf("server %d has no connection from the client", i)
+				}
+			}
+
+			r.Set(discovery.Instance{Address: addrs[0]}, discovery.Instance{Address: addrs[1]})
+			waitFor(t, "the removed server's connections to close", func() bool {
+				return srvs[2].Stats().Connections == 0
+			})
+			before := [3]int64{srvs[0].Stats().Requests, srvs[1].Stats().Requests, srvs[2].Stats().Requests}
+			calls(40)
+			if got := srvs[2].Stats().Requests; got != before[2] {
+				t.Fatalf("the removed server got %d calls after its removal", got-before[2])
+			}
+			if got := srvs[0].Stats().Requests + srvs[1].Stats().Requests - before[0] - before[1]; got != 40 {
+				t.Fatalf("the remaining servers got %d of 40 calls", got)
+			}
+			if n := srvs[2].Stats().Connections; n != 0 {
+				t.Fatalf("the removed server has %d connections again", n)
+			}
+			if idle := client.IdleConns(c, addrs[2]); len(idle) != 0 {
+				t.Fatalf("the long pool keeps %d connections to the removed server", len(idle))
+			}
+
+			r.Set(discovery.Instance{Address: addrs[0]}, discovery.Instance{Address: addrs[1]}, discovery.Instance{Address: addrs[2]})
+			waitFor(t, "calls to reach the server added back", func() bool {
+				calls(3)
+				return srvs[2].Stats().Requests > before[2]
+			})
+		})
+	}
+}
+
+// TestResolverRemovalDuringCalls: removing an instance while calls to it
+// are in flight lets them finish (the multiplexed connection drains).
+func TestResolverRemovalDuringCalls(t *testing.T) {
+	s1, a1 := startPetrel(t)
+	_, a2 := startPetrel(t)
+	r := discovery.NewStaticAddrs(a1)
+	c, err := client.New("Echo", client.WithResolver(r), client.WithMuxConnection(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	if _, err := echo(ctx, c, &echoArgs{}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := echo(ctx, c, &echoArgs{SleepMs: 150, Msg: []byte("slow")})
+		done <- err
+	}()
+	waitFor(t, "the slow call to reach the server", func() bool { return s1.Stats().Requests == 2 })
+	r.Set(discovery.Instance{Address: a2})
+	if err := <-done; err != nil {
+		t.Fatalf("the call in flight during the removal: %v", err)
+	}
+	waitFor(t, "the drained connection to close", func() bool { return s1.Stats().Connections == 0 })
+	if _, err := echo(ctx, c, &echoArgs{}); err != nil {
+		t.Fatal(err)
+	}
+	if s1.Stats().Requests != 2 {
+		t.Fatal("a call went to the removed server")
+	}
+}
+
+func TestConsistentHashKey(t *testing.T) {
+	var srvs [3]*server.Server
+	var addrs [3]string
+	for i := range srvs {
+		srvs[i], addrs[i] = startPetrel(t)
+	}
+	lb, err := loadbalance.NewConsistentHash(loadbalance.ConsistentHashConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New("Echo", client.WithHostPorts(addrs[:]...), client.WithLoadBalancer(lb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	// Each key's 5 calls land on one server.
+	for _, key := range []string{"alice", "bob", "carol", "dave"} {
+		var before [3]int64
+		for i, s := range srvs {
+			before[i] = s.Stats().Requests
+		}
+		for range 5 {
+			if _, err := echo(ctx, c, &echoArgs{}, client.WithHashKey(key)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		hit := 0
+		for i, s := range srvs {
+			switch s.Stats().Requests - before[i] {
+			case 0:
+			case 5:
+				hit++
+			default:
+				t.Fatalf("key %s: its calls went to several servers", key)
+			}
+		}
+		if hit != 1 {
+			t.Fatalf("key %s: %d servers got all its calls", key, hit)
+		}
+	}
+}
+
+// countingBalancer wraps P2C and counts the feedback calls.
+type countingBalancer struct {
+	*loadbalance.P2C
+	done atomic.Int64
+	errs atomic.Int64
+}
+
+func (b *countingBalancer) Done(addr string, latency time.Duration, err error) {
+	b.done.Add(1)
+	if err != nil {
+		b.errs.Add(1)
+	}
+	b.P2C.Done(addr, latency, err)
+}
+
+func TestLoadBalancerFeedback(t *testing.T) {
+	_, a1 := startPetrel(t)
+	p2c, err := loadbalance.NewP2C(loadbalance.P2CConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb := &countingBalancer{P2C: p2c}
+	c, err := client.New("Echo", client.WithHostPorts(a1), client.WithLoadBalancer(lb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for range 5 {
+		if _, err := echo(context.Background(), c, &echoArgs{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := echo(context.Background(), c, &echoArgs{Mode: modeAppError}); err == nil {
+		t.Fatal("the failing call succeeded")
+	}
+	if lb.done.Load() != 6 || lb.errs.Load() != 1 {
+		t.Fatalf("feedback: %d Done, %d errors; want 6 and 1", lb.done.Load(), lb.errs.Load())
+	}
+}
+
+// failingResolver fails every Watch.
+type failingResolver struct{ calls atomic.Int32 }
+
+var errNoRegistry = errors.New("registry unreachable")
+
+func (f *failingResolver) Resolve(context.Context, string) ([]discovery.Instance, error) {
+	return nil, errNoRegistry
+}
+
+func (f *failingResolver) Watch(context.Context, string) (discovery.Watcher, error) {
+	f.calls.Add(1)
+	return nil, errNoRegistry
+}
+
+func TestResolverFailure(t *testing.T) {
+	f := &failingResolver{}
+	c, err := client.New("Echo", client.WithResolver(f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	start := time.Now()
+	_, err = echo(context.Background(), c, &echoArgs{})
+	if rpcerr.CodeOf(err) != rpcerr.Connection || !errors.Is(err, errNoRegistry) || !errors.Is(err, loadbalance.ErrNoInstance) {
+		t.Fatalf("call without instances: %v", err)
+	}
+	if d := time.Since(start); d > 500*time.Millisecond {
+		t.Fatalf("the call waited %v for a failing resolver", d)
+	}
+}
+
+func TestResolverEmptyAndWaiting(t *testing.T) {
+	r := discovery.NewStatic()
+	c, err := client.New("Echo", client.WithResolver(r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, err = echo(context.Background(), c, &echoArgs{})
+	if !errors.Is(err, loadbalance.ErrNoInstance) {
+		t.Fatalf("a call with no instance: %v", err)
+	}
+	_, addr := startPetrel(t)
+	r.Set(discovery.Instance{Address: addr})
+	waitFor(t, "the instance to be picked", func() bool {
+		_, err := echo(context.Background(), c, &echoArgs{})
+		return err == nil
+	})
+}
+
+func TestDiscoveryOptionErrors(t *testing.T) {
+	if _, err := client.New("Echo", client.WithResolver(nil)); err == nil {
+		t.Error("a nil resolver was accepted")
+	}
+	if _, err := client.New("Echo", client.WithHostPorts("x:1"), client.WithLoadBalancer(nil)); err == nil {
+		t.Error("a nil balancer was accepted")
+	}
+	if _, err := client.New("Echo", client.WithLoadBalancer(loadbalance.NewWeightedRandom())); err == nil {
+		t.Error("a balancer without addresses or resolver was accepted")
+	}
+}
+
+// stuckResolver's watchers never report.
+type stuckResolver struct{}
+
+func (stuckResolver) Resolve(ctx context.Context, _ string) ([]discovery.Instance, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func (stuckResolver) Watch(context.Context, string) (discovery.Watcher, error) {
+	return stuckWatcher{}, nil
+}
+
+type stuckWatcher struct{}
+
+func (stuckWatcher) Next(ctx context.Context) ([]discovery.Instance, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func (stuckWatcher) Close() error { return nil }
+
+func TestFirstResolutionBoundedByDeadline(t *testing.T) {
+	c, err := client.New("Echo", client.WithResolver(stuckResolver{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = echo(context.Background(), c, &echoArgs{}, client.WithCallTimeout(50*time.Millisecond))
+	if d := time.Since(start); err == nil || d < 40*time.Millisecond || d > time.Second {
+		t.Fatalf("call before any resolution: %v after %v", err, d)
+	}
+	cctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		cancel()
+	}()
+	if _, err := echo(cctx, c, &echoArgs{}, client.WithCallTimeout(0)); rpcerr.CodeOf(err) != rpcerr.Connection || !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled call before any resolution: %v", err)
+	}
+	c.Close() // stops the watching goroutine (goleak checks)
+}
