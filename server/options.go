@@ -44,6 +44,7 @@ type config struct {
 	maxMsgSize   int
 	exitWait     time.Duration
 	quiet        time.Duration
+	reg          regConfig // option_registry.go
 }
 
 func defaultConfig() config {

@@ -49,6 +49,8 @@ type Server struct {
 
 	lastPanic atomic.Value // string: the last panic outside a handler, with its stack
 
+	reg registration // option_registry.go
+
 	stats struct {
 		rejectedConns atomic.Int64
 		rejectedQPS   atomic.Int64
@@ -212,6 +214,12 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Unlock()
 
 	defer close(s.served)
+	if err := s.register(ln); err != nil {
+		loop.Shutdown(context.Background())
+		pool.Close()
+		ln.Close()
+		return err
+	}
 	err = loop.Serve(ln)
 	ln.Close()
 	if err != nil {
@@ -278,6 +286,8 @@ func (s *Server) Stop(ctx context.Context) error {
 	loop, pool := s.loop, s.pool
 	s.mu.Unlock()
 
+	// Clients stop picking the server before it drains.
+	regErr := s.deregister(ctx)
 	s.draining.Store(true)
 	start := time.Now()
 	s.lastRead.Store(start.UnixNano())
@@ -300,6 +310,9 @@ func (s *Server) Stop(ctx context.Context) error {
 		if err == nil {
 			err = ctx.Err()
 		}
+	}
+	if err == nil {
+		err = regErr
 	}
 	return err
 }

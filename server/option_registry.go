@@ -1,0 +1,107 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/petrel-rpc/petrel/discovery"
+)
+
+// DefaultRegistryTimeout bounds the registration of a server's services
+// when it starts serving (WithRegistry).
+const DefaultRegistryTimeout = 5 * time.Second
+
+// regConfig is what WithRegistry sets.
+type regConfig struct {
+	registry discovery.Registry // nil: none
+	instance discovery.Instance
+}
+
+// WithRegistry announces the server in reg: once Run or Serve has its
+// listener and before it accepts, every registered service is registered
+// as inst (within DefaultRegistryTimeout; a failure makes Run/Serve return
+// the error without serving), and Stop deregisters them first, before it
+// drains, so that clients stop picking the server while it still answers.
+// An empty inst.Address is filled with the listener's address, which must
+// then name a host (not 0.0.0.0 or ::). Default: none.
+func WithRegistry(reg discovery.Registry, inst discovery.Instance) Option {
+	return optionFunc(func(c *config) {
+		c.reg = regConfig{registry: reg, instance: inst}
+	})
+}
+
+// registration is the server's state in its registry.
+type registration struct {
+	mu       sync.Mutex
+	services []string           // guarded by mu: registered, not yet deregistered
+	inst     discovery.Instance // guarded by mu: as registered
+	stopped  bool               // guarded by mu: Stop deregistered; register no more
+}
+
+// register registers every service (Serve, before accepting).
+func (s *Server) register(ln net.Listener) error {
+	reg := s.cfg.reg.registry
+	if reg == nil {
+		return nil
+	}
+	inst := s.cfg.reg.instance
+	if inst.Address == "" {
+		addr := ln.Addr()
+		if ta, ok := addr.(*net.TCPAddr); ok && (ta.IP == nil || ta.IP.IsUnspecified()) {
+			return fmt.Errorf("server: WithRegistry needs the instance's Address: the server listens on all interfaces (%s)", addr)
+		}
+		inst.Address = addr.String()
+	}
+	s.mu.Lock()
+	names := make([]string, len(s.services))
+	for i, svc := range s.services {
+		names[i] = svc.info.Name
+	}
+	s.mu.Unlock()
+
+	r := &s.reg
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stopped {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultRegistryTimeout)
+	defer cancel()
+	r.inst = inst
+	for _, name := range names {
+		if err := reg.Register(ctx, name, inst); err != nil {
+			err = fmt.Errorf("server: registering service %s as %s: %w", name, inst.Address, err)
+			// Take back what was registered.
+			return errors.Join(err, s.deregisterLocked(ctx))
+		}
+		r.services = append(r.services, name)
+	}
+	return nil
+}
+
+// deregister removes the server's services from the registry (Stop).
+func (s *Server) deregister(ctx context.Context) error {
+	if s.cfg.reg.registry == nil {
+		return nil
+	}
+	s.reg.mu.Lock()
+	defer s.reg.mu.Unlock()
+	s.reg.stopped = true
+	return s.deregisterLocked(ctx)
+}
+
+func (s *Server) deregisterLocked(ctx context.Context) error {
+	r := &s.reg
+	var errs []error
+	for _, name := range r.services {
+		if err := s.cfg.reg.registry.Deregister(ctx, name, r.inst); err != nil {
+			errs = append(errs, fmt.Errorf("server: deregistering service %s (%s): %w", name, r.inst.Address, err))
+		}
+	}
+	r.services = nil
+	return errors.Join(errs...)
+}

@@ -1,0 +1,165 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/petrel-rpc/petrel/discovery"
+	"github.com/petrel-rpc/petrel/server"
+	"github.com/petrel-rpc/petrel/server/internal/echotest"
+)
+
+// fakeRegistry records what a server registers.
+type fakeRegistry struct {
+	mu       sync.Mutex
+	events   []string
+	inst     discovery.Instance
+	srv      *server.Server // when set, Deregister records whether it drained
+	drained  bool
+	failWith error
+}
+
+func (f *fakeRegistry) Register(ctx context.Context, service string, inst discovery.Instance) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failWith != nil {
+		return f.failWith
+	}
+	f.events = append(f.events, "register "+service)
+	f.inst = inst
+	return nil
+}
+
+func (f *fakeRegistry) Deregister(ctx context.Context, service string, inst discovery.Instance) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.events = append(f.events, "deregister "+service+" "+inst.Address)
+	if f.srv != nil && f.srv.Draining() {
+		f.drained = true
+	}
+	return nil
+}
+
+func (f *fakeRegistry) snapshot() ([]string, discovery.Instance) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.events...), f.inst
+}
+
+func TestRegistryLifecycle(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	reg := &fakeRegistry{}
+	s := server.New(server.WithListener(ln), server.WithRegistry(reg, discovery.Instance{Weight: 5, Tags: map[string]string{"zone": "a"}}))
+	reg.srv = s
+	if err := s.RegisterService(echotest.EchoServiceInfo, &handler{}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Run() }()
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		if ev, _ := reg.snapshot(); len(ev) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server did not register")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	ev, inst := reg.snapshot()
+	if len(ev) != 1 || ev[0] != "register Echo" || inst.Address != addr || inst.Weight != 5 || inst.Tags["zone"] != "a" {
+		t.Fatalf("registered %v as %+v, want Echo at %s with weight 5 and its tags", ev, inst, addr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	ev, _ = reg.snapshot()
+	if len(ev) != 2 || ev[1] != "deregister Echo "+addr {
+		t.Fatalf("events %v, want a deregistration at Stop", ev)
+	}
+	if reg.drained {
+		t.Fatal("the server deregistered after it began draining")
+	}
+	if err := s.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ev, _ := reg.snapshot(); len(ev) != 2 {
+		t.Fatalf("a second Stop deregistered again: %v", ev)
+	}
+}
+
+func TestRegistryFailureStopsServe(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("registry down")
+	reg := &fakeRegistry{failWith: boom}
+	s := server.New(server.WithRegistry(reg, discovery.Instance{Address: "10.0.0.1:1"}))
+	if err := s.RegisterService(echotest.EchoServiceInfo, &handler{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Serve(ln); !errors.Is(err, boom) {
+		t.Fatalf("Serve with a failing registry = %v", err)
+	}
+	if c, err := net.DialTimeout("tcp", ln.Addr().String(), time.Second); err == nil {
+		c.Close()
+		t.Fatal("the listener is still open after the registration failed")
+	}
+	if err := s.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRegistryNeedsAddressOnWildcard(t *testing.T) {
+	ln, err := net.Listen("tcp", ":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := &fakeRegistry{}
+	s := server.New(server.WithRegistry(reg, discovery.Instance{}))
+	if err := s.RegisterService(echotest.EchoServiceInfo, &handler{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Serve(ln); err == nil || !strings.Contains(err.Error(), "Address") {
+		t.Fatalf("Serve on a wildcard listener without an address = %v", err)
+	}
+	if ev, _ := reg.snapshot(); len(ev) != 0 {
+		t.Fatalf("registered %v", ev)
+	}
+}
+
+func TestRegistryStopBeforeServe(t *testing.T) {
+	reg := &fakeRegistry{}
+	s := server.New(server.WithRegistry(reg, discovery.Instance{Address: "10.0.0.1:1"}))
+	if err := s.RegisterService(echotest.EchoServiceInfo, &handler{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Serve(ln); !errors.Is(err, server.ErrServerStopped) {
+		t.Fatalf("Serve after Stop = %v", err)
+	}
+	if ev, _ := reg.snapshot(); len(ev) != 0 {
+		t.Fatalf("a stopped server registered: %v", ev)
+	}
+}
