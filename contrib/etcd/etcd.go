@@ -16,7 +16,6 @@ package etcd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -28,6 +27,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/petrel-rpc/petrel/contrib/etcd/internal/record"
 	"github.com/petrel-rpc/petrel/discovery"
 )
 
@@ -88,29 +88,6 @@ func (c Config) fill() (Config, error) {
 }
 
 func serviceKey(prefix, service string) string { return prefix + service + "/" }
-
-// record is an instance's value in etcd.
-type record struct {
-	Address string            `json:"address"`
-	Weight  int               `json:"weight,omitempty"`
-	Tags    map[string]string `json:"tags,omitempty"`
-}
-
-func encode(inst discovery.Instance) (string, error) {
-	b, err := json.Marshal(record{Address: inst.Address, Weight: inst.Weight, Tags: inst.Tags})
-	return string(b), err
-}
-
-func decode(v []byte) (discovery.Instance, error) {
-	var r record
-	if err := json.Unmarshal(v, &r); err != nil {
-		return discovery.Instance{}, err
-	}
-	if r.Address == "" {
-		return discovery.Instance{}, errors.New("no address")
-	}
-	return discovery.Instance{Address: r.Address, Weight: r.Weight, Tags: r.Tags}, nil
-}
 
 // Registry registers instances under one kept-alive lease. It is safe for
 // concurrent use.
@@ -225,7 +202,7 @@ func (r *Registry) Register(ctx context.Context, service string, inst discovery.
 	if service == "" || inst.Address == "" {
 		return errors.New("etcd: Register needs a service name and an instance address")
 	}
-	v, err := encode(inst)
+	v, err := record.Encode(inst)
 	if err != nil {
 		return fmt.Errorf("etcd: encoding the instance %s: %w", inst.Address, err)
 	}
@@ -320,7 +297,7 @@ func (r *Resolver) load(ctx context.Context, service string) (map[string]discove
 }
 
 func (r *Resolver) decode(key, value []byte) (discovery.Instance, bool) {
-	inst, err := decode(value)
+	inst, err := record.Decode(value)
 	if err != nil {
 		r.cfg.Logger.Warn("etcd: ignoring an undecodable instance", "key", string(key), "err", err)
 		return inst, false
