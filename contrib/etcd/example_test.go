@@ -24,7 +24,7 @@ func Example() {
 
 	reg, _ := etcd.NewRegistry(etcd.Config{Client: cli, TTL: 10 * time.Second})
 	defer reg.Close() // revokes the lease: the instance leaves at once
-	if err := reg.Register(ctx, "Hello", discovery.Instance{Address: "10.0.0.7:8888", Weight: 10}); err != nil {
+	if err := reg.Register(ctx, "Hello", discovery.Instance{Address: "127.0.0.1:8888", Weight: 10}); err != nil {
 		slog.Error("register", "err", err)
 		return
 	}
