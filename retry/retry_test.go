@@ -396,3 +396,99 @@ func BenchmarkMiddlewareNoFailure(b *testing.B) {
 		ep(ctx, nil, nil)
 	}
 }
+
+// TestBackupEdgeCases: a fast retryable failure launches the next attempt
+// at once; when every attempt fails the last error is returned; a canceled
+// call returns at once; the call never returns before a losing attempt has
+// written its request.
+func TestBackupEdgeCases(t *testing.T) {
+	newR := func() *retry.Retryer {
+		return newRetryer(t, retry.Config{
+			Default: retry.Policy{MaxAttempts: 3, Idempotent: true, BackupDelay: time.Hour},
+			Budget:  retry.BudgetConfig{Ratio: 1, MinRetries: 100},
+		})
+	}
+	t.Run("every attempt fails", func(t *testing.T) {
+		var n atomic.Int32
+		ep := newR().Middleware(forkFake)(func(ctx context.Context, req, resp any) error {
+			n.Add(1)
+			return errConn
+		})
+		start := time.Now()
+		var out string
+		if err := ep(context.Background(), nil, &out); !errors.Is(err, errConn) {
+			t.Fatalf("err %v", err)
+		}
+		if n.Load() != 3 || time.Since(start) > time.Second {
+			t.Fatalf("%d attempts in %v; want 3 at once (the backup delay is an hour)", n.Load(), time.Since(start))
+		}
+	})
+	t.Run("non-retryable reply ends the call", func(t *testing.T) {
+		var n atomic.Int32
+		ep := newR().Middleware(forkFake)(func(ctx context.Context, req, resp any) error {
+			n.Add(1)
+			return errBiz
+		})
+		var out string
+		if err := ep(context.Background(), nil, &out); !errors.Is(err, errBiz) || n.Load() != 1 {
+			t.Fatalf("err %v after %d attempts", err, n.Load())
+		}
+	})
+	t.Run("canceled", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		ep := newR().Middleware(forkFake)(func(actx context.Context, req, resp any) error {
+			cancel()
+			<-actx.Done()
+			return actx.Err()
+		})
+		var out string
+		if err := ep(ctx, nil, &out); rpcerr.CodeOf(err) != rpcerr.Canceled {
+			t.Fatalf("err %v", err)
+		}
+	})
+	t.Run("waits for the loser's request", func(t *testing.T) {
+		r := newRetryer(t, retry.Config{
+			Default: retry.Policy{MaxAttempts: 2, Idempotent: true, BackupDelay: time.Millisecond},
+			Budget:  retry.BudgetConfig{Ratio: 1, MinRetries: 100},
+		})
+		var written atomic.Bool
+		var mu sync.Mutex
+		forks := 0
+		fork := func(ctx context.Context, resp any) (context.Context, any, <-chan struct{}, context.CancelFunc, func(bool)) {
+			mu.Lock()
+			defer mu.Unlock()
+			forks++
+			sent := make(chan struct{})
+			actx, cancel := context.WithCancel(context.WithValue(ctx, attemptKey{}, attemptInfo{slow: forks == 1, sent: sent}))
+			return actx, new(string), sent, cancel, func(bool) { cancel() }
+		}
+		ep := r.Middleware(fork)(func(ctx context.Context, req, resp any) error {
+			info := ctx.Value(attemptKey{}).(attemptInfo)
+			if info.slow {
+				// This attempt is slow to write its request (still reading
+				// req), then waits for its reply until canceled.
+				time.Sleep(50 * time.Millisecond)
+				written.Store(true)
+				close(info.sent)
+				<-ctx.Done()
+				return ctx.Err()
+			}
+			close(info.sent)
+			return nil
+		})
+		var out string
+		if err := ep(context.Background(), nil, &out); err != nil {
+			t.Fatal(err)
+		}
+		if !written.Load() {
+			t.Fatal("the call returned while a losing attempt was still writing its request")
+		}
+	})
+}
+
+type attemptKey struct{}
+
+type attemptInfo struct {
+	slow bool
+	sent chan struct{}
+}
