@@ -317,3 +317,45 @@ func TestFirstResolutionBoundedByDeadline(t *testing.T) {
 	}
 	c.Close() // stops the watching goroutine (goleak checks)
 }
+
+// BenchmarkCallBalanced is BenchmarkCall (Petrel's server in a child
+// process) with a balancer over a resolver: the allocations per call must
+// stay those of the static round robin.
+func BenchmarkCallBalanced(b *testing.B) {
+	addr := startServerProcess(b, "petrel")
+	for _, s := range []setup{benchSetups()[0], benchSetups()[3]} {
+		for _, name := range []string{"static", "wrr", "consistent", "p2c"} {
+			b.Run(s.name+"/"+name, func(b *testing.B) {
+				var opts []client.Option
+				var callOpts []client.CallOption
+				switch name {
+				case "wrr":
+					opts = append(opts, client.WithResolver(discovery.NewStaticAddrs(addr)))
+				case "consistent":
+					lb, _ := loadbalance.NewConsistentHash(loadbalance.ConsistentHashConfig{})
+					opts = append(opts, client.WithLoadBalancer(lb))
+					callOpts = append(callOpts, client.WithHashKey("user-42"))
+				case "p2c":
+					lb, _ := loadbalance.NewP2C(loadbalance.P2CConfig{})
+					opts = append(opts, client.WithLoadBalancer(lb))
+				}
+				c := newClient(b, addr, s, opts...)
+				args := &echoArgs{Msg: []byte("hello, petrel")}
+				res := &echoResult{Success: make([]byte, 0, 64)}
+				ctx := context.Background()
+				for range 100 {
+					if err := c.Call(ctx, "echo", false, args, res, callOpts...); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for b.Loop() {
+					if err := c.Call(ctx, "echo", false, args, res, callOpts...); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
