@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -357,5 +358,109 @@ func BenchmarkCallBalanced(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// memRegistry is a registry in memory whose Static resolver lists what is
+// registered.
+type memRegistry struct {
+	mu    sync.Mutex
+	insts map[string]discovery.Instance // guarded by mu
+	res   *discovery.Static
+}
+
+func newMemRegistry() *memRegistry {
+	return &memRegistry{insts: map[string]discovery.Instance{}, res: discovery.NewStatic()}
+}
+
+func (m *memRegistry) publish() {
+	list := make([]discovery.Instance, 0, len(m.insts))
+	for _, in := range m.insts {
+		list = append(list, in)
+	}
+	m.res.Set(list...)
+}
+
+func (m *memRegistry) Register(_ context.Context, _ string, inst discovery.Instance) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.insts[inst.Address] = inst
+	m.publish()
+	return nil
+}
+
+func (m *memRegistry) Deregister(_ context.Context, _ string, inst discovery.Instance) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.insts, inst.Address)
+	m.publish()
+	return nil
+}
+
+// TestRegistryToResolver: servers register themselves; a client finds
+// them through the registry; a server stopping gracefully deregisters
+// first, and while callers keep calling the client stops sending to it.
+// Calls that picked it just before the change may be refused as shutting
+// down (the only error allowed).
+func TestRegistryToResolver(t *testing.T) {
+	reg := newMemRegistry()
+	var srvs [3]*server.Server
+	for i := range srvs {
+		srvs[i], _ = startPetrel(t, server.WithRegistry(reg, discovery.Instance{}))
+	}
+	c, err := client.New("Echo", client.WithResolver(reg.res), client.WithMuxConnection(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	waitFor(t, "every server to be called", func() bool {
+		// The servers register as they start: at first there may be none.
+		if _, err := echo(ctx, c, &echoArgs{}); err != nil && !errors.Is(err, loadbalance.ErrNoInstance) {
+			t.Fatal(err)
+		}
+		return srvs[0].Stats().Requests > 0 && srvs[1].Stats().Requests > 0 && srvs[2].Stats().Requests > 0
+	})
+	var calls, refused atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				_, err := echo(ctx, c, &echoArgs{})
+				calls.Add(1)
+				switch rpcerr.CodeOf(err) {
+				case rpcerr.OK:
+				case rpcerr.ShuttingDown:
+					refused.Add(1)
+				default:
+					t.Errorf("call during the stop: %v", err)
+					return
+				}
+			}
+		})
+	}
+	time.Sleep(20 * time.Millisecond)
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := srvs[2].Stop(sctx); err != nil {
+		t.Fatal(err)
+	}
+	n := srvs[2].Stats().Requests
+	before := calls.Load()
+	time.Sleep(30 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+	if srvs[2].Stats().Requests != n {
+		t.Fatal("calls reached the stopped server")
+	}
+	t.Logf("%d calls, %d refused as shutting down, %d after the stop", calls.Load(), refused.Load(), calls.Load()-before)
+	if calls.Load()-before == 0 {
+		t.Fatal("no call was made after the stop")
 	}
 }
