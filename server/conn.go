@@ -342,13 +342,20 @@ func (c *call) writeReply(result thrift.FastCodec, err error, flush bool) {
 }
 
 // rejectAndFree answers the request in c with an exception and frees c.
+// Unless inOrder (the reply then waits for the reader's flushQueued), the
+// rejection is flushed at once, without the yield that lets concurrent
+// replies share a write: a limit's rejection must not wait.
 func (c *call) rejectAndFree(name string, kind int32, msg string, inOrder bool) error {
 	h := &c.hdr
 	flags := h.Flags
 	h.Reset()
 	h.Flags = flags
-	err := c.cs.write(h, name, thrift.EXCEPTION, c.seq, c.payload, thrift.NewApplicationException(kind, msg), !inOrder)
+	cs := c.cs
+	err := cs.write(h, name, thrift.EXCEPTION, c.seq, c.payload, thrift.NewApplicationException(kind, msg), false)
 	putCall(c)
+	if err == nil && !inOrder {
+		err = cs.flushQueued()
+	}
 	return err
 }
 
