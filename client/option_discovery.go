@@ -141,12 +141,14 @@ func (d *discoveryResolver) run(ctx context.Context) {
 			}
 			continue
 		}
-		d.lb.Update(list)
 		live := make(map[string]struct{}, len(list))
 		for _, in := range list {
 			live[in.Address] = struct{}{}
 		}
+		// The pools learn the new addresses before the balancer can
+		// pick them.
 		d.retain(live)
+		d.lb.Update(list)
 		d.lastErr.Store(nil)
 		d.readyOnce.Do(func() { close(d.ready) })
 	}
@@ -220,10 +222,13 @@ func (p *longPool) retain(live map[string]struct{}) {
 func (p *shortPool) retain(map[string]struct{}) {}
 
 // retain drains the multiplexed connections to addresses not in live: they
-// take no new call and close once their calls are answered.
+// take no new call and close once their calls are answered. A call that
+// picked such an address before the balancer's update fails, not sent,
+// rather than dial it again.
 func (p *muxPool) retain(live map[string]struct{}) {
 	var gone []*muxSlots
 	p.mu.Lock()
+	p.kept = live
 	for addr, s := range p.addrs {
 		if _, ok := live[addr]; !ok {
 			gone = append(gone, s)

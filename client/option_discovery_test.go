@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/petrel-rpc/petrel/client"
 	"github.com/petrel-rpc/petrel/discovery"
 	"github.com/petrel-rpc/petrel/loadbalance"
+	"github.com/petrel-rpc/petrel/retry"
 	"github.com/petrel-rpc/petrel/rpcerr"
 	"github.com/petrel-rpc/petrel/server"
 )
@@ -401,7 +403,7 @@ func (m *memRegistry) Deregister(_ context.Context, _ string, inst discovery.Ins
 // them through the registry; a server stopping gracefully deregisters
 // first, and while callers keep calling the client stops sending to it.
 // Calls that picked it just before the change may be refused as shutting
-// down (the only error allowed).
+// down, or by the pool without being sent (the only errors allowed).
 func TestRegistryToResolver(t *testing.T) {
 	reg := newMemRegistry()
 	var srvs [3]*server.Server
@@ -434,9 +436,11 @@ func TestRegistryToResolver(t *testing.T) {
 				}
 				_, err := echo(ctx, c, &echoArgs{})
 				calls.Add(1)
-				switch rpcerr.CodeOf(err) {
-				case rpcerr.OK:
-				case rpcerr.ShuttingDown:
+				switch {
+				case err == nil:
+				case rpcerr.CodeOf(err) == rpcerr.ShuttingDown, retry.NotSent(err):
+					// Picked just before the client's update: refused by
+					// the draining server, or by the pool.
 					refused.Add(1)
 				default:
 					t.Errorf("call during the stop: %v", err)
@@ -459,8 +463,55 @@ func TestRegistryToResolver(t *testing.T) {
 	if srvs[2].Stats().Requests != n {
 		t.Fatal("calls reached the stopped server")
 	}
-	t.Logf("%d calls, %d refused as shutting down, %d after the stop", calls.Load(), refused.Load(), calls.Load()-before)
+	t.Logf("%d calls, %d refused (shutting down or not sent), %d after the stop", calls.Load(), refused.Load(), calls.Load()-before)
 	if calls.Load()-before == 0 {
 		t.Fatal("no call was made after the stop")
 	}
+}
+
+// stickyBalancer always picks one address, listed or not (a pick made
+// just before an update, frozen).
+type stickyBalancer struct{ addr string }
+
+func (b stickyBalancer) Update([]discovery.Instance) {}
+
+func (b stickyBalancer) Pick(context.Context, string) (discovery.Instance, error) {
+	return discovery.Instance{Address: b.addr}, nil
+}
+
+// TestStalePickOfRemovedInstance: a call to an address the resolver no
+// longer lists is refused unsent by the mux pool; the long pool runs it
+// and closes its connection afterwards.
+func TestStalePickOfRemovedInstance(t *testing.T) {
+	srv, gone := startPetrel(t)
+	_, other := startPetrel(t)
+	r := discovery.NewStaticAddrs(other)
+	ctx := context.Background()
+
+	mux, err := client.New("Echo", client.WithResolver(r), client.WithLoadBalancer(stickyBalancer{gone}), client.WithMuxConnection(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mux.Close()
+	waitFor(t, "the mux pool to refuse the unlisted address", func() bool {
+		_, err := echo(ctx, mux, &echoArgs{})
+		return err != nil
+	})
+	_, err = echo(ctx, mux, &echoArgs{})
+	if rpcerr.CodeOf(err) != rpcerr.Connection || !retry.NotSent(err) || !strings.Contains(err.Error(), "left") {
+		t.Fatalf("mux call to an unlisted address: %v", err)
+	}
+
+	long, err := client.New("Echo", client.WithResolver(r), client.WithLoadBalancer(stickyBalancer{gone}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer long.Close()
+	if _, err := echo(ctx, long, &echoArgs{}); err != nil {
+		t.Fatal(err)
+	}
+	if idle := client.IdleConns(long, gone); len(idle) != 0 {
+		t.Fatalf("the long pool kept %d connections to an unlisted address", len(idle))
+	}
+	waitFor(t, "the server to see the connection closed", func() bool { return srv.Stats().Connections == 0 })
 }

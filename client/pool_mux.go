@@ -24,6 +24,9 @@ type muxPool struct {
 	addrs  map[string]*muxSlots  // guarded by mu
 	live   map[*muxConn]struct{} // every connection whose reader runs; guarded by mu
 	closed bool                  // guarded by mu
+	// kept: the addresses discovery lists (option_discovery.go); nil:
+	// every address. Guarded by mu.
+	kept map[string]struct{}
 }
 
 // muxSlots are the connections to one address.
@@ -55,6 +58,9 @@ func (p *muxPool) slots(addr string) (*muxSlots, error) {
 	defer p.mu.Unlock()
 	if p.closed {
 		return nil, errClientClosed
+	}
+	if _, ok := p.kept[addr]; !ok && p.kept != nil {
+		return nil, rpcerr.New(rpcerr.Connection, "client: "+addr+" left the service's instances")
 	}
 	if s = p.addrs[addr]; s == nil {
 		s = &muxSlots{
