@@ -173,3 +173,43 @@ func TestTracerRejected(t *testing.T) {
 		t.Fatalf("server traced %d calls, want 1", len(ss))
 	}
 }
+
+// noopTracer does nothing: the cost it shows is the hooks' own.
+type noopTracer struct{}
+
+func (noopTracer) Start(ctx context.Context) context.Context { return ctx }
+func (noopTracer) Finish(context.Context, *stats.Stats)      {}
+
+// BenchmarkTracer measures a call over a multiplexed connection without a
+// tracer (the path every untraced call takes) and with a tracer that does
+// nothing, on both the client and the server.
+func BenchmarkTracer(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		tr   stats.Tracer
+	}{{"none", nil}, {"noop", noopTracer{}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			var sopts []server.Option
+			copts := []client.Option{client.WithMuxConnection(1)}
+			if bc.tr != nil {
+				sopts = append(sopts, server.WithTracer(bc.tr))
+				copts = append(copts, client.WithTracer(bc.tr))
+			}
+			_, _, addr := startServer(b, sopts...)
+			cli, err := echotest.NewEchoClient("Echo", append(copts, client.WithHostPorts(addr))...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cli.Close()
+			req := &echotest.Request{Action: "echo", Msg: "bench"}
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := cli.Echo(ctx, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
