@@ -154,10 +154,16 @@ func (d *discoveryResolver) run(ctx context.Context) {
 	}
 }
 
-// stop ends the watch and waits for the goroutine.
+// stop ends the watch and waits for the goroutine. Calls still waiting
+// for the first resolution then fail.
 func (d *discoveryResolver) stop() {
 	d.cancel()
 	<-d.done
+	if d.lastErr.Load() == nil {
+		var err error = errClientClosed
+		d.lastErr.Store(&err)
+	}
+	d.readyOnce.Do(func() { close(d.ready) })
 }
 
 func (d *discoveryResolver) pick(cs *callState) (string, error) {

@@ -318,7 +318,25 @@ func TestFirstResolutionBoundedByDeadline(t *testing.T) {
 	if _, err := echo(cctx, c, &echoArgs{}, client.WithCallTimeout(0)); rpcerr.CodeOf(err) != rpcerr.Connection || !errors.Is(err, context.Canceled) {
 		t.Fatalf("canceled call before any resolution: %v", err)
 	}
+	// Close wakes a call waiting without a deadline for the first
+	// resolution.
+	done := make(chan error, 1)
+	go func() {
+		_, err := echo(context.Background(), c, &echoArgs{}, client.WithCallTimeout(0))
+		done <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
 	c.Close() // stops the watching goroutine (goleak checks)
+	limit := time.NewTimer(3 * time.Second)
+	defer limit.Stop()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("a call with no instance succeeded")
+		}
+	case <-limit.C:
+		t.Fatal("Close left a call waiting on the first resolution")
+	}
 }
 
 // BenchmarkCallBalanced is BenchmarkCall (Petrel's server in a child
