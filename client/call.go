@@ -18,7 +18,12 @@ import (
 // answers rpcinfo.FromContext with its RPCInfo (no context.WithValue
 // allocation). Like the RPCInfo, it is valid only until Call returns.
 type callState struct {
-	context.Context // the caller's context
+	// parent is the caller's context. The callState is itself the context
+	// the middleware sees, and it is pooled: a middleware may keep a context
+	// derived from it (context.WithTimeout starts a goroutine that calls Err
+	// later), so the context methods load parent atomically and, once the
+	// state is recycled, answer as a canceled context: the call is over.
+	parent atomic.Pointer[context.Context]
 
 	ri       rpcinfo.RPCInfo
 	oneway   bool
@@ -50,12 +55,12 @@ var callStates = sync.Pool{New: func() any {
 
 func getCallState(ctx context.Context) *callState {
 	cs := callStates.Get().(*callState)
-	cs.Context = ctx
+	cs.parent.Store(&ctx)
 	return cs
 }
 
 func putCallState(cs *callState) {
-	cs.Context = nil
+	cs.parent.Store(nil)
 	cs.ri.Reset()
 	cs.oneway = false
 	cs.deadline = time.Time{}
@@ -82,8 +87,29 @@ func (cs *callState) Value(key any) any {
 	case callStateKey{}:
 		return cs
 	}
-	return cs.Context.Value(key)
+	return cs.ctx().Value(key)
 }
+
+// ctx returns the caller's context, or a canceled one once the state is
+// recycled.
+func (cs *callState) ctx() context.Context {
+	if p := cs.parent.Load(); p != nil {
+		return *p
+	}
+	return callOver
+}
+
+// callOver is what a context kept past its call sees: canceled.
+var callOver = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
+
+// Deadline, Done and Err are the caller's context's.
+func (cs *callState) Deadline() (time.Time, bool) { return cs.ctx().Deadline() }
+func (cs *callState) Done() <-chan struct{}       { return cs.ctx().Done() }
+func (cs *callState) Err() error                  { return cs.ctx().Err() }
 
 // stateOf finds the call's state in ctx (the callState itself, or a context
 // a middleware derived from it).

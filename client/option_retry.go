@@ -91,7 +91,7 @@ func (c *Client) fork(ctx context.Context, resp any) (context.Context, any, <-ch
 		}
 		aresp = reflect.New(rv.Type().Elem()).Interface()
 	}
-	base, cancel := context.WithCancel(parent.Context)
+	base, cancel := context.WithCancel(parent.ctx())
 	cs := getCallState(base)
 	cs.ri = parent.ri
 	cs.ri.SeqID = c.seq.Add(1)
@@ -133,8 +133,8 @@ func notSent(err error) error {
 // goroutine that can start late): the caller's own context rather than the
 // pooled call state, which is reused once Call returns.
 func outliving(ctx context.Context) context.Context {
-	if cs := stateOf(ctx); cs != nil && cs.Context != nil {
-		return cs.Context
+	if cs := stateOf(ctx); cs != nil && cs.parent.Load() != nil {
+		return cs.ctx()
 	}
 	return ctx
 }
