@@ -420,70 +420,82 @@ func (m *memRegistry) Deregister(_ context.Context, _ string, inst discovery.Ins
 // TestRegistryToResolver: servers register themselves; a client finds
 // them through the registry; a server stopping gracefully deregisters
 // first, and while callers keep calling the client stops sending to it.
-// Calls that picked it just before the change may be refused as shutting
-// down, or by the pool without being sent (the only errors allowed).
+// With a deregistration grace period (long pool) no call fails at all.
+// Without one (mux pool), calls that picked the server just before the
+// client's update may be refused as shutting down, or by the pool without
+// being sent: the only errors allowed.
 func TestRegistryToResolver(t *testing.T) {
-	reg := newMemRegistry()
-	var srvs [3]*server.Server
-	for i := range srvs {
-		srvs[i], _ = startPetrel(t, server.WithRegistry(reg, discovery.Instance{}))
-	}
-	c, err := client.New("Echo", client.WithResolver(reg.res), client.WithMuxConnection(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx := context.Background()
-	waitFor(t, "every server to be called", func() bool {
-		// The servers register as they start: at first there may be none.
-		if _, err := echo(ctx, c, &echoArgs{}); err != nil && !errors.Is(err, loadbalance.ErrNoInstance) {
-			t.Fatal(err)
-		}
-		return srvs[0].Stats().Requests > 0 && srvs[1].Stats().Requests > 0 && srvs[2].Stats().Requests > 0
-	})
-	var calls, refused atomic.Int64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
+	for _, tc := range []struct {
+		name        string
+		pool        client.Option
+		grace       time.Duration
+		allowRefuse bool
+	}{
+		{"long/grace", client.WithLongConnection(client.LongPoolConfig{}), 50 * time.Millisecond, false},
+		{"mux/no-grace", client.WithMuxConnection(1), 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := newMemRegistry()
+			var srvs [3]*server.Server
+			for i := range srvs {
+				srvs[i], _ = startPetrel(t, server.WithRegistry(reg, discovery.Instance{}), server.WithDeregisterGrace(tc.grace))
+			}
+			c, err := client.New("Echo", client.WithResolver(reg.res), tc.pool)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			ctx := context.Background()
+			waitFor(t, "every server to be called", func() bool {
+				// The servers register as they start: at first there may be none.
+				if _, err := echo(ctx, c, &echoArgs{}); err != nil && !errors.Is(err, loadbalance.ErrNoInstance) {
+					t.Fatal(err)
 				}
-				_, err := echo(ctx, c, &echoArgs{})
-				calls.Add(1)
-				switch {
-				case err == nil:
-				case rpcerr.CodeOf(err) == rpcerr.ShuttingDown, retry.NotSent(err):
-					// Picked just before the client's update: refused by
-					// the draining server, or by the pool.
-					refused.Add(1)
-				default:
-					t.Errorf("call during the stop: %v", err)
-					return
-				}
+				return srvs[0].Stats().Requests > 0 && srvs[1].Stats().Requests > 0 && srvs[2].Stats().Requests > 0
+			})
+			var calls, refused atomic.Int64
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			for range 4 {
+				wg.Go(func() {
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						_, err := echo(ctx, c, &echoArgs{})
+						calls.Add(1)
+						switch {
+						case err == nil:
+						case tc.allowRefuse && (rpcerr.CodeOf(err) == rpcerr.ShuttingDown || retry.NotSent(err)):
+							refused.Add(1)
+						default:
+							t.Errorf("call during the stop: %v", err)
+							return
+						}
+					}
+				})
+			}
+			time.Sleep(20 * time.Millisecond)
+			sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			if err := srvs[2].Stop(sctx); err != nil {
+				t.Fatal(err)
+			}
+			n := srvs[2].Stats().Requests
+			before := calls.Load()
+			time.Sleep(30 * time.Millisecond)
+			close(stop)
+			wg.Wait()
+			if srvs[2].Stats().Requests != n {
+				t.Fatal("calls reached the stopped server")
+			}
+			t.Logf("%d calls, %d refused (shutting down or not sent), %d after the stop", calls.Load(), refused.Load(), calls.Load()-before)
+			if calls.Load()-before == 0 {
+				t.Fatal("no call was made after the stop")
 			}
 		})
-	}
-	time.Sleep(20 * time.Millisecond)
-	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if err := srvs[2].Stop(sctx); err != nil {
-		t.Fatal(err)
-	}
-	n := srvs[2].Stats().Requests
-	before := calls.Load()
-	time.Sleep(30 * time.Millisecond)
-	close(stop)
-	wg.Wait()
-	if srvs[2].Stats().Requests != n {
-		t.Fatal("calls reached the stopped server")
-	}
-	t.Logf("%d calls, %d refused (shutting down or not sent), %d after the stop", calls.Load(), refused.Load(), calls.Load()-before)
-	if calls.Load()-before == 0 {
-		t.Fatal("no call was made after the stop")
 	}
 }
 

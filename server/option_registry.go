@@ -15,10 +15,11 @@ import (
 // when it starts serving (WithRegistry).
 const DefaultRegistryTimeout = 5 * time.Second
 
-// regConfig is what WithRegistry sets.
+// regConfig is what WithRegistry and WithDeregisterGrace set.
 type regConfig struct {
 	registry discovery.Registry // nil: none
 	instance discovery.Instance
+	grace    time.Duration
 }
 
 // WithRegistry announces the server in reg: once Run or Serve has its
@@ -32,6 +33,15 @@ func WithRegistry(reg discovery.Registry, inst discovery.Instance) Option {
 	return optionFunc(func(c *config) {
 		c.reg = regConfig{registry: reg, instance: inst}
 	})
+}
+
+// WithDeregisterGrace makes Stop, after deregistering the server
+// (WithRegistry), go on serving normally for d before it drains, so that
+// clients watching the registry stop picking the server before it refuses
+// new requests as shutting down. Stop's context bounds the wait. Default 0:
+// Stop drains right after deregistering.
+func WithDeregisterGrace(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.reg.grace = d })
 }
 
 // registration is the server's state in its registry.
@@ -83,15 +93,26 @@ func (s *Server) register(ln net.Listener) error {
 	return nil
 }
 
-// deregister removes the server's services from the registry (Stop).
+// deregister removes the server's services from the registry, then waits
+// for the grace period (Stop).
 func (s *Server) deregister(ctx context.Context) error {
 	if s.cfg.reg.registry == nil {
 		return nil
 	}
 	s.reg.mu.Lock()
-	defer s.reg.mu.Unlock()
 	s.reg.stopped = true
-	return s.deregisterLocked(ctx)
+	registered := len(s.reg.services) > 0
+	err := s.deregisterLocked(ctx)
+	s.reg.mu.Unlock()
+	if registered && s.cfg.reg.grace > 0 {
+		t := time.NewTimer(s.cfg.reg.grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+	}
+	return err
 }
 
 func (s *Server) deregisterLocked(ctx context.Context) error {

@@ -12,6 +12,7 @@ import (
 	"github.com/petrel-rpc/petrel/discovery"
 	"github.com/petrel-rpc/petrel/server"
 	"github.com/petrel-rpc/petrel/server/internal/echotest"
+	"github.com/petrel-rpc/petrel/transport"
 )
 
 // fakeRegistry records what a server registers.
@@ -161,5 +162,60 @@ func TestRegistryStopBeforeServe(t *testing.T) {
 	}
 	if ev, _ := reg.snapshot(); len(ev) != 0 {
 		t.Fatalf("a stopped server registered: %v", ev)
+	}
+}
+
+func TestDeregisterGrace(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const grace = 300 * time.Millisecond
+	reg := &fakeRegistry{}
+	s := server.New(server.WithListener(ln), server.WithRegistry(reg, discovery.Instance{}), server.WithDeregisterGrace(grace))
+	if err := s.RegisterService(echotest.EchoServiceInfo, &handler{}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Run() }()
+	c := dial(t, ln.Addr().String(), transport.TTHeader)
+	if res, rep := c.call(1, "echo", "before", nil); rep.ex != nil || res.Success == nil {
+		t.Fatalf("before Stop: %+v %+v", res, rep)
+	}
+	start := time.Now()
+	stopped := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		stopped <- s.Stop(ctx)
+	}()
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		if ev, _ := reg.snapshot(); len(ev) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("Stop did not deregister")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	// Deregistered, within the grace period: still served normally.
+	if res, rep := c.call(2, "echo", "during grace", nil); rep.ex != nil || res.Success == nil || res.Success.Msg != "during grace" {
+		t.Fatalf("during the grace period: %+v %+v", res, rep)
+	}
+	if time.Since(start) < grace && s.Draining() {
+		t.Fatal("the server drains within the grace period")
+	}
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < grace {
+		t.Fatalf("Stop returned after %v, before the grace period (%v)", d, grace)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := server.New(server.WithDeregisterGrace(-1)).Run(); err == nil || !strings.Contains(err.Error(), "WithDeregisterGrace") {
+		t.Fatalf("a negative grace: %v", err)
 	}
 }

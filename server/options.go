@@ -146,6 +146,8 @@ func (c *config) validate() error {
 		return configErr("WithMaxMessageSize", c.maxMsgSize)
 	case c.exitWait < 0:
 		return configErr("WithExitWaitTime", c.exitWait)
+	case c.reg.grace < 0:
+		return configErr("WithDeregisterGrace", c.reg.grace)
 	}
 	return nil
 }
