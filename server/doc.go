@@ -68,4 +68,7 @@
 // TTHeader replies carry the "crrst" key that tells pooling clients to drop
 // the connection, requests read after Stop are rejected as shutting down, and
 // connections are closed once nothing is in flight and they are quiet.
+// With [WithRegistry] the server registers its services once it serves and
+// Stop deregisters them before it drains ([WithDeregisterGrace] keeps it
+// serving normally a little longer, while clients move away).
 package server
