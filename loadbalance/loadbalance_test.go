@@ -111,8 +111,27 @@ func TestWeightedRoundRobinSmooth(t *testing.T) {
 		in, _ := b.Pick(ctx, "")
 		seq += in.Address
 	}
-	if seq != "aabacaaaabacaa" {
-		t.Fatalf("sequence %s, want aabacaa twice", seq)
+	// The cycle starts at a random place: the sequence is a rotation of
+	// aabacaa, twice.
+	cycle := "aabacaa"
+	ok := false
+	for r := range len(cycle) {
+		rot := cycle[r:] + cycle[:r]
+		ok = ok || seq == rot+rot
+	}
+	if !ok {
+		t.Fatalf("sequence %s, want a rotation of aabacaa twice", seq)
+	}
+	// Separate balancers do not all start at the same place.
+	starts := map[string]bool{}
+	for range 50 {
+		b := loadbalance.NewWeightedRoundRobin()
+		b.Update(instances(5))
+		in, _ := b.Pick(ctx, "")
+		starts[in.Address] = true
+	}
+	if len(starts) < 2 {
+		t.Fatal("50 balancers over 5 instances all picked the same one first")
 	}
 }
 
@@ -455,10 +474,12 @@ func BenchmarkPick(b *testing.B) {
 func ExampleNewWeightedRoundRobin() {
 	b := loadbalance.NewWeightedRoundRobin()
 	b.Update([]discovery.Instance{{Address: "a:1", Weight: 5}, {Address: "b:1", Weight: 1}, {Address: "c:1", Weight: 1}})
+	// Every 7 picks (the cycle: a a b a c a a, from a random place in it):
+	count := map[string]int{}
 	for range 7 {
 		in, _ := b.Pick(context.Background(), "")
-		fmt.Print(in.Address[:1], " ")
+		count[in.Address]++
 	}
-	fmt.Println()
-	// Output: a a b a c a a
+	fmt.Println(count["a:1"], count["b:1"], count["c:1"])
+	// Output: 5 1 1
 }

@@ -2,6 +2,7 @@ package loadbalance
 
 import (
 	"context"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 
@@ -37,8 +38,10 @@ type wrrState struct {
 // from it. Over a cycle of total/gcd(weights) picks each instance gets
 // exactly weight/gcd of them, interleaved (weights 5, 1, 1 give a a b a c a
 // a). Update computes the cycle in advance when it is at most 16384 picks
-// long, and a pick is then one atomic increment; longer cycles (very
-// uneven weights over many instances) are run live under a mutex.
+// long, and a pick is then one atomic increment; the cycle starts at a
+// random place, so that clients started together do not all call the same
+// instance first. Longer cycles (very uneven weights over many instances)
+// are run live under a mutex.
 func NewWeightedRoundRobin() *WeightedRoundRobin { return &WeightedRoundRobin{} }
 
 // Update replaces the instances; the new cycle starts at its beginning.
@@ -64,6 +67,9 @@ func (b *WeightedRoundRobin) Update(instances []discovery.Instance) {
 			st.cycle[k] = int32(st.step())
 		}
 		clear(st.current)
+		// Clients started together do not all begin with the same
+		// instance.
+		st.next.Store(rand.Uint64N(uint64(length)))
 	}
 	b.state.Store(st)
 }
