@@ -9,6 +9,7 @@ import (
 
 	"github.com/petrel-rpc/petrel/discovery"
 	"github.com/petrel-rpc/petrel/loadbalance"
+	"github.com/petrel-rpc/petrel/rpcerr"
 )
 
 // discConfig is what WithResolver and WithLoadBalancer set.
@@ -268,4 +269,16 @@ func (c *Client) useDiscovery() error {
 	c.res = d
 	c.fb, _ = d.lb.(loadbalance.Feedback)
 	return nil
+}
+
+// left reports whether discovery no longer lists addr; p.mu is held.
+func (p *muxPool) left(addr string) bool {
+	_, ok := p.kept[addr]
+	return !ok && p.kept != nil
+}
+
+// instanceLeft is the error of a call whose address discovery no longer
+// lists (it picked it just before the update).
+func instanceLeft(addr string) error {
+	return rpcerr.New(rpcerr.Connection, "client: "+addr+" left the service's instances")
 }

@@ -59,8 +59,8 @@ func (p *muxPool) slots(addr string) (*muxSlots, error) {
 	if p.closed {
 		return nil, errClientClosed
 	}
-	if _, ok := p.kept[addr]; !ok && p.kept != nil {
-		return nil, rpcerr.New(rpcerr.Connection, "client: "+addr+" left the service's instances")
+	if p.left(addr) {
+		return nil, instanceLeft(addr)
 	}
 	if s = p.addrs[addr]; s == nil {
 		s = &muxSlots{
@@ -97,6 +97,11 @@ func (p *muxPool) get(ctx context.Context, addr string, deadline time.Time) (*mu
 		p.mu.Unlock()
 		conn.Close()
 		return nil, errClientClosed
+	}
+	if p.left(addr) { // discovery dropped it while we dialed
+		p.mu.Unlock()
+		conn.Close()
+		return nil, instanceLeft(addr)
 	}
 	// A flush holds the write lock: one stalled by a peer that stops
 	// reading would hold up every caller, so it fails the connection after
