@@ -97,6 +97,21 @@ func compare(in io.Reader, out io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	// A paced run that did not reach its offered rate ran with a backlog:
+	// its latency and CPU figures are not at the load the others had.
+	for _, impl := range order {
+		short := 0
+		for _, r := range runs[impl] {
+			rate, _ := r["rate"].(float64)
+			qps, _ := r["qps"].(float64)
+			if rate > 0 && qps < 0.97*rate {
+				short++
+			}
+		}
+		if short > 0 {
+			fmt.Fprintf(out, "note: %d of %d runs of %s did not reach the offered rate (qps < 97%% of -rate): not an equal-load comparison\n", short, len(runs[impl]), impl)
+		}
+	}
 	mode := "closed loop"
 	if paced {
 		mode = "paced (-rate)"

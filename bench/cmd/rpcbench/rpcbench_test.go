@@ -207,11 +207,17 @@ func TestCompare(t *testing.T) {
 		t.Errorf("closed-loop runs show the paced CPU target:\n%s", out.String())
 	}
 	out.Reset()
-	if err := compare(strings.NewReader(line("petrel", 100, 1, 3, 4e4)+line("grpc", 100, 1, 12, 4e4)), &out); err != nil {
+	if err := compare(strings.NewReader(line("petrel", 100, 1, 3, 4e4)+line("petrel", 39000, 1, 3, 4e4)+line("grpc", 40000, 1, 12, 4e4)), &out); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(strings.Fields(out.String()), " "); !strings.Contains(got, "petrel server_cpu_us_per_req / grpc server_cpu_us_per_req 0.250 (target <= 0.5) met") {
 		t.Errorf("paced compare:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "note: 1 of 2 runs of petrel did not reach the offered rate") {
+		t.Errorf("paced compare does not flag runs below the rate:\n%s", out.String())
+	}
+	if strings.Contains(out.String(), "runs of grpc did not reach") {
+		t.Errorf("paced compare flags a run at the rate:\n%s", out.String())
 	}
 	if err := compare(strings.NewReader("nothing\n"), &out); err == nil {
 		t.Error("compare of no results gave no error")
