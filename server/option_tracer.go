@@ -25,8 +25,7 @@ func WithTracer(t stats.Tracer) Option {
 // serveTraced is serve's handler and reply between the tracer's hooks.
 func (c *call) serveTraced(cctx *callCtx, result thrift.FastCodec, flush bool) {
 	tr := c.s.cfg.tracer
-	st := stats.Stats{Side: stats.Server, RequestSize: c.reqSize}
-	st.Begin = time.Unix(0, c.recvAt)
+	st := &c.st // Side, Begin and RequestSize set when the request was read
 	st.Receive = st.Begin
 	var ctx context.Context = cctx
 	if tctx := tr.Start(cctx); tctx != nil {
@@ -45,5 +44,5 @@ func (c *call) serveTraced(cctx *callCtx, result thrift.FastCodec, flush bool) {
 		st.Send = time.Now()
 	}
 	st.End = time.Now()
-	tr.Finish(ctx, &st)
+	tr.Finish(ctx, st)
 }
