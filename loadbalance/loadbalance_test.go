@@ -180,8 +180,8 @@ func TestWeightedRoundRobinExact(t *testing.T) {
 
 func TestWeightedRandomDistribution(t *testing.T) {
 	const picks = 200_000
-	for _, weights := range [][]int{{1, 2, 3, 4}, nil} {
-		list := instances(4, weights...)
+	for _, weights := range [][]int{{1, 2, 3, 4}, nil, {1, 100, 7, 33, 2, 50, 50}, {1000, 1}} {
+		list := instances(max(len(weights), 4), weights...)
 		b := loadbalance.NewWeightedRandom()
 		b.Update(list)
 		counts := map[string]int{}
