@@ -51,9 +51,11 @@ func TestContextKeptPastTheCall(t *testing.T) {
 	}
 	d := <-kept
 	close(parent.done) // the watcher goroutine now asks the recycled state for Err
+	timeout := time.NewTimer(2 * time.Second)
+	defer timeout.Stop()
 	select {
 	case <-d.Done():
-	case <-time.After(2 * time.Second):
+	case <-timeout.C:
 		t.Fatal("the derived context was not canceled with its parent")
 	}
 	if d.Err() == nil {
