@@ -24,14 +24,6 @@ func acceptConn(lfd int, loop *EventLoop, laddr net.Addr) (*connection, syscall.
 	return c, 0
 }
 
-func dupFD(fd int) (int, error) {
-	d, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
-	if err != nil {
-		return -1, sysErr("dup", err.(syscall.Errno))
-	}
-	return d, nil
-}
-
 func newSocket(family int) (int, error) {
 	fd, err := unix.Socket(family, unix.SOCK_STREAM, 0)
 	if err != nil {

@@ -4,11 +4,21 @@ package netpoll
 
 import (
 	"net"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
 func closeFD(fd int) { unix.Close(fd) }
+
+// dupFD duplicates fd, close-on-exec.
+func dupFD(fd int) (int, error) {
+	d, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return -1, sysErr("dup", err.(syscall.Errno))
+	}
+	return d, nil
+}
 
 // newAccepted wraps an accepted socket; TCP sockets get TCP_NODELAY, as the
 // net package sets it.
