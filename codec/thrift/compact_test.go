@@ -361,9 +361,8 @@ func TestCompactHugeListDeclaredFailsFast(t *testing.T) {
 	if want := "thrift: list of 2147483647 elements declared but only 4 bytes left"; err.Error() != want {
 		t.Fatalf("got %q, want %q", err, want)
 	}
-	allocs := testing.AllocsPerRun(50, func() { _, _ = cp.Skip(in, thrift.LIST, 0) })
-	if allocs > 10 {
-		t.Fatalf("Skip allocated %v times", allocs)
+	if per := bytesPerRun(50, func() { _, _ = cp.Skip(in, thrift.LIST, 0) }); per > 4<<10 {
+		t.Fatalf("Skip allocated %d bytes per call for a 10-byte input", per)
 	}
 }
 

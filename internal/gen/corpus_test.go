@@ -60,6 +60,14 @@ func TestCorpus(t *testing.T) {
 	dir := t.TempDir()
 	gomod := fmt.Sprintf("module %s\n\ngo 1.26.0\n\nrequire github.com/petrel-rpc/petrel v0.0.0\n\nreplace github.com/petrel-rpc/petrel => %s\n", corpusModule, root)
 	writeFile(t, filepath.Join(dir, "go.mod"), []byte(gomod))
+	// The runtime module's checksums: the temp module needs the same
+	// dependencies, and without their sums the go command would ask the
+	// checksum database, which a machine without outside network lacks.
+	sums, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "go.sum"), sums)
 
 	type pkg struct {
 		importPath string
