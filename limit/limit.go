@@ -119,12 +119,21 @@ func NewConcurrency(max int) *Concurrency {
 // TryAcquire takes a place and reports true, or reports false when the
 // bound is reached (and takes nothing). A true must be matched by Release.
 func (c *Concurrency) TryAcquire() bool {
-	n := c.n.Add(1)
-	if c.max > 0 && n > c.max {
-		c.n.Add(-1)
-		return false
+	if c.max <= 0 {
+		c.n.Add(1)
+		return true
 	}
-	return true
+	// Compare-and-swap, so the count never passes the bound even for an
+	// instant (Load is exact).
+	for {
+		n := c.n.Load()
+		if n >= c.max {
+			return false
+		}
+		if c.n.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
 }
 
 // Release gives back a place taken by TryAcquire.

@@ -284,6 +284,9 @@ func (c *call) serve(flush bool) {
 	} else {
 		err := c.invoke(ctx, result)
 		ctx.finish()
+		// The handler is done: free its in-flight place before the reply is
+		// written, so that a client answered at once never finds it taken.
+		s.lim.ReleaseRequest()
 		if !c.oneway {
 			c.writeReply(result, err, flush)
 		}
@@ -295,7 +298,6 @@ func (c *call) serve(flush bool) {
 	if cs.proto == transport.TTHeader {
 		cs.inflight.Add(-1)
 	}
-	s.lim.ReleaseRequest()
 }
 
 // invoke runs the middleware and the handler, turning a panic into an

@@ -35,6 +35,7 @@ func (c *call) serveTraced(cctx *callCtx, result thrift.FastCodec, flush bool) {
 	err := c.invoke(ctx, result)
 	st.HandleEnd = time.Now()
 	cctx.finish()
+	c.s.lim.ReleaseRequest() // the handler is done: its place is free before the reply goes
 	st.Error = err
 	if !c.oneway {
 		if err == nil && result != nil {
