@@ -12,7 +12,6 @@ import (
 	"math"
 	"net"
 	"os"
-	"os/exec"
 	"os/signal"
 	"slices"
 	"strconv"
@@ -69,75 +68,34 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 	defer kids.KillAll()
 
 	// The server.
-	srv := exec.Command(exe, "-role", "server", "-impl", o.impl, "-size", strconv.Itoa(o.size))
-	srv.Env = proc.ChildEnv()
-	srv.Stderr = stderr
-	srv.SysProcAttr = proc.ChildAttr()
-	srvIn, err := srv.StdinPipe()
+	srv, err := kids.Start(exe, []string{"-role", "server", "-impl", o.impl, "-size", strconv.Itoa(o.size)}, serverCPU, stderr)
 	if err != nil {
-		return err
-	}
-	srvOut, err := srv.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := proc.StartPinned(srv, serverCPU); err != nil {
 		return fmt.Errorf("starting the server: %w", err)
 	}
-	kids.Add(srv.Process.Pid)
-	srvExited := make(chan error, 1)
-	go func() { srvExited <- srv.Wait() }()
-	srvPid := srv.Process.Pid
-	srvLines := proc.Lines(srvOut)
-
-	var addr string
-	select {
-	case line, ok := <-srvLines:
-		if !ok {
-			return errors.New("the server exited before printing its address")
-		}
-		if addr, err = readAddr(bufio.NewReader(strings.NewReader(line + "\n"))); err != nil {
-			return err
-		}
-	case <-time.After(10 * time.Second):
-		return errors.New("the server printed no address within 10s")
-	case <-ctx.Done():
-		return context.Cause(ctx)
+	srvPid, srvExited := srv.Pid, srv.Exited
+	line, err := srv.FirstLine(ctx, 10*time.Second, "server")
+	if err != nil {
+		return err
 	}
-	go func() {
-		for range srvLines { // nothing more is expected; keep the pipe drained
-		}
-	}()
+	addr, err := readAddr(bufio.NewReader(strings.NewReader(line + "\n")))
+	if err != nil {
+		return err
+	}
 	if err := probe(ctx, addr, o.size); err != nil {
 		return fmt.Errorf("the %s server at %s does not echo: %w", o.impl, addr, err)
 	}
 	logf("%s server pid %d at %s", o.impl, srvPid, addr)
 
 	// The client.
-	cli := exec.Command(exe, "-role", "client", "-addr", addr, "-impl", o.impl,
+	cli, err := kids.Start(exe, []string{"-role", "client", "-addr", addr, "-impl", o.impl,
 		"-size", strconv.Itoa(o.size), "-conns", strconv.Itoa(o.conns),
 		"-pipeline", strconv.Itoa(o.pipeline), "-rate", strconv.FormatFloat(o.rate, 'g', -1, 64),
-		"-warmup", o.warmup.String(), "-duration", o.duration.String())
-	cli.Env = proc.ChildEnv()
-	cli.Stderr = stderr
-	cli.SysProcAttr = proc.ChildAttr()
-	cliIn, err := cli.StdinPipe()
+		"-warmup", o.warmup.String(), "-duration", o.duration.String()}, clientCPU, stderr)
 	if err != nil {
-		return err
-	}
-	defer cliIn.Close()
-	cliOut, err := cli.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := proc.StartPinned(cli, clientCPU); err != nil {
 		return fmt.Errorf("starting the client: %w", err)
 	}
-	kids.Add(cli.Process.Pid)
-	cliPid := cli.Process.Pid
-	cliExited := make(chan error, 1)
-	go func() { cliExited <- cli.Wait() }()
-	cliLines := proc.Lines(cliOut)
+	defer cli.Stdin.Close()
+	cliPid, cliExited, cliLines := cli.Pid, cli.Exited, cli.Lines
 
 	next := func(want string, within time.Duration) (string, error) {
 		t := time.NewTimer(within)
@@ -246,7 +204,7 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 		perfTrust = false
 	}
 
-	line, err := next(markResult, ioGrace+10*time.Second)
+	line, err = next(markResult, ioGrace+10*time.Second)
 	if err != nil {
 		return err
 	}
@@ -275,8 +233,8 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 	}
 
 	// Stop the server politely, then for sure.
-	_ = srvIn.Close()
-	_ = srv.Process.Signal(syscall.SIGTERM)
+	_ = srv.Stdin.Close()
+	_ = srv.Cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-srvExited:
 	case <-time.After(5 * time.Second):

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -68,45 +67,19 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 	if o.serverCPUProfile != "" {
 		srvArgs = append(srvArgs, "-cpuprofile", o.serverCPUProfile)
 	}
-	srv := exec.Command(exe, srvArgs...)
-	srv.Env = proc.ChildEnv()
-	srv.Stderr = stderr
-	srv.SysProcAttr = proc.ChildAttr()
-	srvIn, err := srv.StdinPipe()
+	srv, err := kids.Start(exe, srvArgs, serverCPU, stderr)
 	if err != nil {
-		return err
-	}
-	srvOut, err := srv.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := proc.StartPinned(srv, serverCPU); err != nil {
 		return fmt.Errorf("starting the server: %w", err)
 	}
-	kids.Add(srv.Process.Pid)
-	srvPid := srv.Process.Pid
-	srvExited := make(chan error, 1)
-	go func() { srvExited <- srv.Wait() }()
-	srvLines := proc.Lines(srvOut)
-
-	var addr string
-	select {
-	case line, ok := <-srvLines:
-		if !ok {
-			return errors.New("the server exited before printing its address")
-		}
-		if addr, err = parseAddr(line); err != nil {
-			return err
-		}
-	case <-time.After(10 * time.Second):
-		return errors.New("the server printed no address within 10s")
-	case <-ctx.Done():
-		return context.Cause(ctx)
+	srvPid, srvExited := srv.Pid, srv.Exited
+	line, err := srv.FirstLine(ctx, 10*time.Second, "server")
+	if err != nil {
+		return err
 	}
-	go func() {
-		for range srvLines { // nothing more is expected; keep the pipe drained
-		}
-	}()
+	addr, err := parseAddr(line)
+	if err != nil {
+		return err
+	}
 	logf("%s server pid %d at %s", o.impl, srvPid, addr)
 
 	// The client.
@@ -117,27 +90,12 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 	if o.clientCPUProfile != "" {
 		cliArgs = append(cliArgs, "-cpuprofile", o.clientCPUProfile)
 	}
-	cli := exec.Command(exe, cliArgs...)
-	cli.Env = proc.ChildEnv()
-	cli.Stderr = stderr
-	cli.SysProcAttr = proc.ChildAttr()
-	cliIn, err := cli.StdinPipe()
+	cli, err := kids.Start(exe, cliArgs, clientCPU, stderr)
 	if err != nil {
-		return err
-	}
-	defer cliIn.Close()
-	cliOut, err := cli.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := proc.StartPinned(cli, clientCPU); err != nil {
 		return fmt.Errorf("starting the client: %w", err)
 	}
-	kids.Add(cli.Process.Pid)
-	cliPid := cli.Process.Pid
-	cliExited := make(chan error, 1)
-	go func() { cliExited <- cli.Wait() }()
-	cliLines := proc.Lines(cliOut)
+	defer cli.Stdin.Close()
+	cliPid, cliExited, cliLines := cli.Pid, cli.Exited, cli.Lines
 
 	next := func(want string, within time.Duration) (string, error) {
 		t := time.NewTimer(within)
@@ -196,7 +154,7 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	line, err := next(markResult, ioGrace+10*time.Second)
+	line, err = next(markResult, ioGrace+10*time.Second)
 	if err != nil {
 		return err
 	}
@@ -214,8 +172,8 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 	}
 
 	// Stop the server politely (it writes its profile then), then for sure.
-	_ = srvIn.Close()
-	_ = srv.Process.Signal(syscall.SIGTERM)
+	_ = srv.Stdin.Close()
+	_ = srv.Cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-srvExited:
 	case <-time.After(5 * time.Second):

@@ -2,11 +2,15 @@ package proc
 
 import (
 	"bufio"
+	"context"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Group tracks the processes a parent started so that every exit path can
@@ -61,4 +65,59 @@ func Lines(r io.Reader) <-chan string {
 		}
 	}()
 	return ch
+}
+
+// Child is a measured child process started by [Group.Start].
+type Child struct {
+	Cmd    *exec.Cmd
+	Pid    int
+	Stdin  io.WriteCloser // closing it tells the child to finish
+	Lines  <-chan string  // the child's stdout, line by line
+	Exited <-chan error   // receives Wait's result once
+}
+
+// Start runs exe with args as a child pinned to cpu (-1: not pinned), with
+// GOMAXPROCS=1, its stderr going to stderr, and records it in g.
+func (g *Group) Start(exe string, args []string, cpu int, stderr io.Writer) (*Child, error) {
+	cmd := exec.Command(exe, args...)
+	cmd.Env = ChildEnv()
+	cmd.Stderr = stderr
+	cmd.SysProcAttr = ChildAttr()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := StartPinned(cmd, cpu); err != nil {
+		return nil, err
+	}
+	g.Add(cmd.Process.Pid)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	return &Child{Cmd: cmd, Pid: cmd.Process.Pid, Stdin: in, Lines: Lines(out), Exited: exited}, nil
+}
+
+// FirstLine waits up to within (or until ctx ends) for the child's first
+// line of output, then keeps draining the rest in the background.
+func (c *Child) FirstLine(ctx context.Context, within time.Duration, what string) (string, error) {
+	t := time.NewTimer(within)
+	defer t.Stop()
+	select {
+	case line, ok := <-c.Lines:
+		if !ok {
+			return "", fmt.Errorf("the %s exited before printing its first line", what)
+		}
+		go func() {
+			for range c.Lines { // nothing more is expected; keep the pipe drained
+			}
+		}()
+		return line, nil
+	case <-t.C:
+		return "", fmt.Errorf("the %s printed nothing within %v", what, within)
+	case <-ctx.Done():
+		return "", context.Cause(ctx)
+	}
 }
