@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/petrel-rpc/petrel/internal/window"
+
 	"github.com/petrel-rpc/petrel/rpcerr"
 )
 
@@ -175,8 +177,8 @@ type Stats struct {
 // allocate nothing.
 type Breaker struct {
 	cfg   Config
-	state atomic.Int32 // State; written under mu
-	win   window       // outcomes of the closed state (a: calls, b: failures)
+	state atomic.Int32  // State; written under mu
+	win   window.Window // outcomes of the closed state (a: calls, b: failures)
 
 	mu        sync.Mutex
 	openedAt  time.Time // when it last opened; guarded by mu
@@ -194,7 +196,7 @@ func New(cfg Config) (*Breaker, error) {
 	}
 	cfg.fill()
 	b := &Breaker{cfg: cfg}
-	b.win.init(cfg.Window, cfg.Buckets)
+	b.win.Init(cfg.Window, cfg.Buckets)
 	return b, nil
 }
 
@@ -262,11 +264,11 @@ func (b *Breaker) Done(probe bool, err error) {
 	if failed {
 		fail = 1
 	}
-	b.win.add(now.UnixNano(), 1, fail)
+	b.win.Add(now.UnixNano(), 1, fail)
 	if !failed {
 		return
 	}
-	calls, fails := b.win.sum(now.UnixNano())
+	calls, fails := b.win.Sum(now.UnixNano())
 	if calls < int64(b.cfg.MinSamples) || float64(fails) < b.cfg.ErrorRate*float64(calls) {
 		return
 	}
@@ -290,7 +292,7 @@ func (b *Breaker) doneProbe(failed bool) {
 	}
 	b.successes++
 	if b.successes >= b.cfg.HalfOpenSuccesses {
-		b.win.reset()
+		b.win.Reset()
 		b.state.Store(int32(Closed))
 	}
 }
@@ -301,57 +303,4 @@ func (b *Breaker) openLocked(now time.Time) {
 	b.successes = 0
 	b.state.Store(int32(Open))
 	b.opened.Add(1)
-}
-
-// window is a ring of time buckets, each counting two quantities.
-type window struct {
-	width   int64 // nanoseconds per bucket
-	buckets []bucket
-}
-
-type bucket struct {
-	epoch atomic.Int64 // the bucket's slice of time (now/width) its counts belong to
-	a, b  atomic.Int64 // the counts of that slice
-}
-
-func (w *window) init(d time.Duration, n int) {
-	w.width = int64(d) / int64(n)
-	w.buckets = make([]bucket, n)
-	w.reset()
-}
-
-func (w *window) reset() {
-	for i := range w.buckets {
-		w.buckets[i].epoch.Store(-1)
-		w.buckets[i].a.Store(0)
-		w.buckets[i].b.Store(0)
-	}
-}
-
-func (w *window) add(now int64, da, db int64) {
-	e := now / w.width
-	bk := &w.buckets[e%int64(len(w.buckets))]
-	if old := bk.epoch.Load(); old < e {
-		if bk.epoch.CompareAndSwap(old, e) {
-			bk.a.Store(0)
-			bk.b.Store(0)
-		}
-	}
-	bk.a.Add(da)
-	if db != 0 {
-		bk.b.Add(db)
-	}
-}
-
-func (w *window) sum(now int64) (a, b int64) {
-	e := now / w.width
-	n := int64(len(w.buckets))
-	for i := range w.buckets {
-		bk := &w.buckets[i]
-		if be := bk.epoch.Load(); be >= 0 && be <= e && e-be < n {
-			a += bk.a.Load()
-			b += bk.b.Load()
-		}
-	}
-	return a, b
 }

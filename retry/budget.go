@@ -2,8 +2,9 @@ package retry
 
 import (
 	"fmt"
-	"sync/atomic"
 	"time"
+
+	"github.com/petrel-rpc/petrel/internal/window"
 )
 
 // Defaults of BudgetConfig.
@@ -107,7 +108,7 @@ type Budget struct {
 	ratio      float64
 	minRetries int64
 	now        func() time.Time
-	win        window
+	win        window.Window
 }
 
 // NewBudget returns a Budget configured by cfg.
@@ -117,84 +118,35 @@ func NewBudget(cfg BudgetConfig) (*Budget, error) {
 	}
 	cfg.fill()
 	b := &Budget{ratio: cfg.Ratio, minRetries: int64(cfg.MinRetries), now: cfg.Now}
-	b.win.init(cfg.Window, cfg.Buckets)
+	b.win.Init(cfg.Window, cfg.Buckets)
 	return b, nil
 }
 
 // Request records an original request (a first attempt).
 func (b *Budget) Request() {
-	b.win.add(b.now().UnixNano(), 1, 0)
+	b.win.Add(b.now().UnixNano(), 1, 0)
 }
 
 // Debit records an attempt that counts as a retry without asking: a call
 // made while serving a request that was itself a retry.
 func (b *Budget) Debit() {
-	b.win.add(b.now().UnixNano(), 0, 1)
+	b.win.Add(b.now().UnixNano(), 0, 1)
 }
 
 // Acquire reports whether one more retry fits in the budget, and records it
 // when it does.
 func (b *Budget) Acquire() bool {
 	now := b.now().UnixNano()
-	reqs, retries := b.win.sum(now)
+	reqs, retries := b.win.Sum(now)
 	if retries >= b.minRetries && float64(retries+1) > b.ratio*float64(reqs) {
 		return false
 	}
-	b.win.add(now, 0, 1)
+	b.win.Add(now, 0, 1)
 	return true
 }
 
 // Counts returns the requests and retries (granted and debited) in the
 // current window.
 func (b *Budget) Counts() (requests, retries int64) {
-	return b.win.sum(b.now().UnixNano())
-}
-
-// window is a ring of time buckets, each counting two quantities.
-type window struct {
-	width   int64 // nanoseconds per bucket
-	buckets []bucket
-}
-
-type bucket struct {
-	epoch atomic.Int64 // the bucket's slice of time (now/width) its counts belong to
-	a, b  atomic.Int64 // the counts of that slice
-}
-
-func (w *window) init(d time.Duration, n int) {
-	w.width = int64(d) / int64(n)
-	w.buckets = make([]bucket, n)
-	for i := range w.buckets {
-		w.buckets[i].epoch.Store(-1)
-	}
-}
-
-func (w *window) add(now int64, da, db int64) {
-	e := now / w.width
-	bk := &w.buckets[e%int64(len(w.buckets))]
-	if old := bk.epoch.Load(); old != e && old < e {
-		if bk.epoch.CompareAndSwap(old, e) {
-			bk.a.Store(0)
-			bk.b.Store(0)
-		}
-	}
-	if da != 0 {
-		bk.a.Add(da)
-	}
-	if db != 0 {
-		bk.b.Add(db)
-	}
-}
-
-func (w *window) sum(now int64) (a, b int64) {
-	e := now / w.width
-	n := int64(len(w.buckets))
-	for i := range w.buckets {
-		bk := &w.buckets[i]
-		if be := bk.epoch.Load(); be >= 0 && e-be < n && be <= e {
-			a += bk.a.Load()
-			b += bk.b.Load()
-		}
-	}
-	return a, b
+	return b.win.Sum(b.now().UnixNano())
 }
