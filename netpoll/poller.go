@@ -4,9 +4,7 @@ package netpoll
 
 import (
 	"fmt"
-	"os"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -107,6 +105,7 @@ type poller struct {
 
 	// Poller goroutine only.
 	idleAvg time.Duration // moving average of blocking waits
+	load    loadMeter
 	iov     [][]byte
 	scratch []*fdOperator
 }
@@ -125,13 +124,57 @@ const busyBatch = 4
 // more.
 const parkAfter = 30 * time.Microsecond
 
-var busyBatchVar = func() int {
-	v, _ := strconv.Atoi(os.Getenv("PETREL_BUSYBATCH"))
-	if v == 0 {
-		return busyBatch
+// A poller that is busy nearly all the time gains nothing from sleeping in
+// the kernel between batches: the next event comes within microseconds, and
+// each wake-up costs a system call and a context switch while the batches
+// stay small (a few events each). Above spinBusy of its time busy, after a
+// batch smaller than spinBatch, the poller spins for spinFor (yielding to
+// runnable goroutines) and then polls with timeout 0, collecting what
+// arrived meanwhile in one system call. Below spinBusy, an idle poller never
+// spins, so light or paced loads pay no CPU for it and a lone connection's
+// round trip is not delayed.
+const (
+	spinBusy   = 0.85
+	spinBatch  = 16
+	spinFor    = 30 * time.Microsecond
+	loadWindow = time.Millisecond // how often the busy share is updated
+)
+
+// loadMeter measures the share of time a poller is busy (not blocked in a
+// wait and not spinning), as a moving average over windows of loadWindow so
+// that a burst of a few milliseconds does not start spinning. Poller
+// goroutine only.
+type loadMeter struct {
+	start time.Time     // of the current window
+	idle  time.Duration // idle time in the current window
+	share float64       // moving average of the busy share of past windows
+	busy  bool          // share >= spinBusy
+}
+
+// addIdle records an idle period ending at now and closes the window when it
+// is over.
+func (m *loadMeter) addIdle(idle time.Duration, now time.Time) {
+	m.idle += idle
+	el := now.Sub(m.start)
+	if el < loadWindow {
+		return
 	}
-	return v
-}()
+	m.share += (float64(el-m.idle)/float64(el) - m.share) / 8
+	m.busy = m.share >= spinBusy
+	m.start, m.idle = now, 0
+}
+
+// spin waits for d without a system call, letting other goroutines run, and
+// returns when it ended.
+func spin(d time.Duration) time.Time {
+	start := time.Now()
+	for {
+		runtime.Gosched()
+		if now := time.Now(); now.Sub(start) >= d {
+			return now
+		}
+	}
+}
 
 var defaultManager = &manager{}
 
@@ -215,6 +258,7 @@ func (m *manager) start(id int) (*poller, error) {
 		return nil, err
 	}
 	p := &poller{sys: sys, m: m, id: id, iov: make([][]byte, 0, 2)}
+	p.load.start = time.Now()
 	p.registry.prev, p.registry.nxt = &p.registry, &p.registry
 	go p.run()
 	return p, nil
@@ -277,7 +321,10 @@ func (p *poller) run() {
 			// average of recent idle periods.
 			start := time.Now()
 			n, err = p.sys.wait(true, p.idleAvg > parkAfter)
-			p.idleAvg += (time.Since(start) - p.idleAvg) / 8
+			now := time.Now()
+			idle := now.Sub(start)
+			p.idleAvg += (idle - p.idleAvg) / 8
+			p.load.addIdle(idle, now)
 		} else {
 			n, err = p.sys.wait(false, false)
 		}
@@ -291,6 +338,12 @@ func (p *poller) run() {
 			// returns at once if events did arrive, and save a system call.
 			runtime.Gosched()
 			block = n < busyBatch
+			if n < spinBatch && p.load.busy {
+				start := time.Now()
+				end := spin(spinFor)
+				p.load.addIdle(end.Sub(start), end)
+				block = false
+			}
 		} else {
 			// Nothing pending: sleep in the kernel.
 			block = true
