@@ -92,8 +92,9 @@ func New(service string, opts ...Option) (*Client, error) {
 // decodes it into result. For a oneway method (oneway true; result may be
 // nil) it returns once the request is written.
 //
-// The call ends at the earliest of ctx's deadline, the client's RPC timeout
-// (WithRPCTimeout) or the call's own (WithCallTimeout); it then returns an
+// The call ends at the earliest of ctx's deadline and its timeout: the
+// call's own (WithCallTimeout), else its method's (WithMethodTimeout), else
+// the client's (WithRPCTimeout); it then returns an
 // error of code rpcerr.Timeout, which is a net.Error with Timeout() true,
 // and a reply arriving later is discarded. Other failures:
 //   - rpcerr.Canceled: ctx was canceled (the multiplexed pool stops waiting
@@ -121,7 +122,7 @@ func (c *Client) Call(ctx context.Context, method string, oneway bool, args, res
 		ctx = context.Background()
 	}
 	cs := getCallState(ctx)
-	timeout := c.cfg.rpcTimeout
+	timeout := c.cfg.timeoutOf(method)
 	for _, o := range opts {
 		if o != nil {
 			o.applyCall(&cs.cc)

@@ -121,6 +121,7 @@ type config struct {
 	protocol       transport.Protocol
 	connectTimeout time.Duration
 	rpcTimeout     time.Duration
+	methodTimeouts map[string]time.Duration // option_timeout.go; nil: none
 	middleware     []endpoint.Middleware
 	pool           poolKind
 	long           LongPoolConfig
@@ -226,9 +227,11 @@ func WithConnectTimeout(d time.Duration) Option {
 
 // WithRPCTimeout bounds every call of the client, from the start of Call to
 // the decoded reply (default DefaultRPCTimeout, 1s). 0 means no client-wide
-// limit: only the context's deadline and WithCallTimeout apply. The earliest
-// of the three wins. With TTHeader the time remaining is sent to the server,
-// which gives its handler that deadline.
+// limit: only the context's deadline and WithCallTimeout apply. A method
+// with its own WithMethodTimeout uses that instead, and a call with
+// WithCallTimeout its own; the context's deadline still applies when
+// earlier. With TTHeader the time remaining is sent to the server, which
+// gives its handler that deadline.
 func WithRPCTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) {
 		if d < 0 {
@@ -334,7 +337,8 @@ func (t callTimeout) applyCall(c *callConfig) {
 	c.hasTimeout = true
 }
 
-// WithCallTimeout bounds this call (default: the client's WithRPCTimeout).
-// It replaces the client-wide timeout for the call; 0 removes it, leaving
-// the context's deadline. The context's deadline still applies when earlier.
+// WithCallTimeout bounds this call (default: the method's WithMethodTimeout
+// if it has one, else the client's WithRPCTimeout). It replaces those for
+// the call; 0 removes them, leaving the context's deadline. The context's
+// deadline still applies when earlier.
 func WithCallTimeout(d time.Duration) CallOption { return callTimeout(d) }
