@@ -25,7 +25,7 @@ func TestServersAndClientThroughEtcd(t *testing.T) {
 	newServer := func(hits, last *atomic.Int64) *server.Server {
 		c := newClient(t, endpoint)
 		t.Cleanup(func() { c.Close() })
-		reg, err := etcd.NewRegistry(etcd.Config{Client: c, TTL: 2 * time.Second, Logger: quiet})
+		reg, err := etcd.NewRegistry(etcd.Config{Client: c, TTL: 3 * time.Second, Logger: quiet})
 		if err != nil {
 			t.Fatal(err)
 		}

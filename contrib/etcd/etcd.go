@@ -4,11 +4,36 @@
 //
 // Each instance is one key, Prefix + service + "/" + address, whose value is
 // the instance as JSON ({"address", "weight", "tags"}). A Registry attaches
-// its keys to one lease of TTL seconds that it keeps alive while the
-// process runs: a graceful Deregister (or Close) deletes the keys at once,
-// and a process that dies without deregistering loses them when the lease
-// expires, within TTL. A Resolver's Watcher follows the keys with an etcd
-// watch, so changes reach clients as soon as etcd has them.
+// its keys to one lease that it keeps alive while the process runs. A
+// Resolver's Watcher follows the keys with an etcd watch, so changes reach
+// clients as soon as etcd has them.
+//
+// # How fast an instance leaves
+//
+// A graceful Deregister (or Close, which revokes the lease) deletes the keys
+// at once: watchers see the instance go within milliseconds.
+//
+// A process that dies without deregistering (a crash, a kill, a lost
+// network) stops renewing its lease, and etcd deletes its keys when the lease
+// expires. [Config.TTL] is the bound a user gets for that: the instances of
+// a dead process stay visible to watchers at most TTL after its last
+// keep-alive reached etcd, hence at most TTL after the crash. To keep that
+// promise the Registry asks etcd for a lease shorter than TTL, by
+// [ExpiryAllowance] (1 s), rounded down to whole seconds (etcd's unit):
+// 2 s for a TTL of 3 s, 9 s for the default 10 s. The second left covers
+// what happens after the lease's expiry: etcd's lessor looks for expired
+// leases every 500 ms, then commits the lease's revocation through raft and
+// sends the deletions to watchers (milliseconds on a healthy cluster). So
+// TTL must be at least 2 s.
+//
+// etcd may grant a longer lease than asked: its minimum is 1.5 election
+// timeouts, rounded up to seconds (2 s with etcd's default 1 s election
+// timeout). Register then fails with an error wrapping [ErrTTLTooShort]
+// rather than promise a bound it cannot keep; raise TTL (to 3 s for a default
+// etcd). The bound assumes a steady etcd leader: a newly elected leader
+// extends every lease by an election timeout (so that keep-alives sent to
+// the old one are not lost), and etcd revokes at most 1000 expired leases a
+// second.
 //
 // Problems the packages recover from by themselves (a lost lease, a
 // watch compacted away, an undecodable value) are logged through log/slog.
@@ -19,7 +44,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -35,10 +59,23 @@ import (
 const (
 	// DefaultPrefix is where the instances' keys live.
 	DefaultPrefix = "/petrel/services/"
-	// DefaultTTL is the lease of a Registry's keys: how long the instances
-	// of a process that died stay visible.
+	// DefaultTTL is how long, at most, the instances of a process that
+	// died stay visible (see Config.TTL).
 	DefaultTTL = 10 * time.Second
+	// ExpiryAllowance is what a Registry leaves, out of Config.TTL, for
+	// etcd to notice an expired lease (its lessor looks every 500 ms),
+	// commit the revocation and tell watchers: the lease it asks for is
+	// TTL minus ExpiryAllowance, rounded down to whole seconds.
+	ExpiryAllowance = time.Second
+	// MinTTL is the shortest Config.TTL: a lease of 1 s (etcd's shortest)
+	// plus ExpiryAllowance.
+	MinTTL = time.Second + ExpiryAllowance
 )
+
+// ErrTTLTooShort is wrapped by the error of a Register whose lease etcd
+// granted longer than Config.TTL allows (etcd's minimum lease TTL is 1.5
+// election timeouts, rounded up to seconds).
+var ErrTTLTooShort = errors.New("etcd: Config.TTL is too short for this etcd's minimum lease")
 
 // Config configures a Registry or a Resolver. Zero fields take their
 // defaults; Client is required.
@@ -48,9 +85,12 @@ type Config struct {
 	Client *clientv3.Client
 	// Prefix of the keys. Default DefaultPrefix.
 	Prefix string
-	// TTL of the Registry's lease, rounded up to whole seconds (etcd's
-	// unit); etcd may raise very short TTLs to its minimum. Default
-	// DefaultTTL. Unused by the Resolver.
+	// TTL bounds how long the instances of a process that stops without
+	// deregistering stay visible to watchers, counted from its last
+	// keep-alive (so from the crash). The Registry's lease is TTL minus
+	// ExpiryAllowance, rounded down to whole seconds; see the package
+	// comment. At least MinTTL (2 s). Default DefaultTTL. Unused by the
+	// Resolver.
 	TTL time.Duration
 	// Logger receives what the Registry and Resolver recover from.
 	// Default slog.Default().
@@ -62,8 +102,8 @@ func (c *Config) Validate() error {
 	if c.Client == nil {
 		return errors.New("etcd: Config.Client is required")
 	}
-	if c.TTL < 0 {
-		return fmt.Errorf("etcd: Config.TTL is %v; it must be 0 (default) or more", c.TTL)
+	if c.TTL < 0 || (c.TTL > 0 && c.TTL < MinTTL) {
+		return fmt.Errorf("etcd: Config.TTL is %v; it must be 0 (default %v) or at least %v (a lease of 1 s, etcd's shortest, plus %v for etcd to revoke it)", c.TTL, DefaultTTL, MinTTL, ExpiryAllowance)
 	}
 	return nil
 }
@@ -97,13 +137,14 @@ func serviceKey(prefix, service string) string { return prefix + service + "/" }
 type Registry struct {
 	cfg Config
 
-	mu     sync.Mutex
-	lease  clientv3.LeaseID  // guarded by mu; 0 before the first Register
-	keys   map[string]string // guarded by mu: key -> value of each registered instance
-	closed bool              // guarded by mu
-	ctx    context.Context   // canceled by Close; bounds the keep-alive
-	cancel context.CancelFunc
-	wg     sync.WaitGroup // the keep-alive goroutine
+	mu      sync.Mutex
+	lease   clientv3.LeaseID  // guarded by mu; 0 before the first Register
+	granted int64             // guarded by mu: the lease's TTL in seconds, as etcd granted it
+	keys    map[string]string // guarded by mu: key -> value of each registered instance
+	closed  bool              // guarded by mu
+	ctx     context.Context   // canceled by Close; bounds the keep-alive
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup // the keep-alive goroutine
 }
 
 var _ discovery.Registry = (*Registry)(nil)
@@ -121,21 +162,43 @@ func NewRegistry(cfg Config) (*Registry, error) {
 // ErrClosed is returned by a Registry's methods after Close.
 var ErrClosed = errors.New("etcd: registry closed")
 
-func (r *Registry) ttlSeconds() int64 {
-	return int64(math.Ceil(r.cfg.TTL.Seconds()))
+// leaseSeconds is the lease asked of etcd: TTL minus ExpiryAllowance,
+// rounded down to whole seconds (at least 1: Validate ensures TTL >= MinTTL).
+func (r *Registry) leaseSeconds() int64 {
+	return int64((r.cfg.TTL - ExpiryAllowance) / time.Second)
+}
+
+// Lease returns the Registry's current lease and its TTL as etcd granted
+// it (0, 0 before the first Register). The instances of a process that dies
+// stay visible at most granted + ExpiryAllowance <= Config.TTL after its
+// last keep-alive.
+func (r *Registry) Lease() (id clientv3.LeaseID, granted time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lease, time.Duration(r.granted) * time.Second
 }
 
 // grantLocked makes the lease and starts keeping it alive. r.mu is held.
 func (r *Registry) grantLocked(ctx context.Context) error {
-	lease, err := r.cfg.Client.Grant(ctx, r.ttlSeconds())
+	want := r.leaseSeconds()
+	lease, err := r.cfg.Client.Grant(ctx, want)
 	if err != nil {
-		return fmt.Errorf("etcd: granting a lease of %ds: %w", r.ttlSeconds(), err)
+		return fmt.Errorf("etcd: granting a lease of %ds: %w", want, err)
+	}
+	if lease.TTL > want {
+		// etcd raised it to its minimum: the instances would outlive a
+		// crash by more than TTL. Give the lease back and say so.
+		if _, err := r.cfg.Client.Revoke(ctx, lease.ID); err != nil {
+			r.cfg.Logger.Warn("etcd: revoking a lease granted too long", "lease", fmt.Sprintf("%x", lease.ID), "err", err)
+		}
+		return fmt.Errorf("%w: asked for a lease of %ds (Config.TTL %v minus %v), etcd granted %ds; set Config.TTL to at least %v or lower etcd's election timeout",
+			ErrTTLTooShort, want, r.cfg.TTL, ExpiryAllowance, lease.TTL, time.Duration(lease.TTL)*time.Second+ExpiryAllowance)
 	}
 	ch, err := r.cfg.Client.KeepAlive(r.ctx, lease.ID)
 	if err != nil {
 		return fmt.Errorf("etcd: keeping lease %x alive: %w", lease.ID, err)
 	}
-	r.lease = lease.ID
+	r.lease, r.granted = lease.ID, lease.TTL
 	r.wg.Add(1)
 	go r.keepAlive(lease.ID, ch)
 	return nil
