@@ -2,6 +2,8 @@ package retry
 
 import (
 	"fmt"
+	"math"
+	"sync/atomic"
 	"time"
 
 	"github.com/petrel-rpc/petrel/internal/window"
@@ -100,6 +102,17 @@ func (c *BudgetConfig) fill() {
 // so that across two hops the attempts reaching the second server stay
 // within the ratio of the first hop's requests.
 //
+// Retries are made at the outermost hop that retries: while the window
+// holds a debited call (within Window of the last Debit) the Budget grants
+// no retry of its own. An upstream retry is debited unconditionally (it
+// is sent, never refused here), and it comes after this hop's own retries
+// of the same request, when the upstream saw them fail; a retry granted
+// here in a window where the upstream spends its own budget would pass the
+// ratio by that retry. Yielding to the upstream keeps the attempts at the
+// next hop within the ratio of the requests in every window in which the
+// upstream was already retrying; in the first window of an incident, own
+// retries granted before the first upstream retry arrived still count.
+//
 // A Budget is safe for concurrent use and allocates nothing per call. The
 // counters are atomic; when many goroutines race at a bucket boundary a
 // count may land in the old bucket or be lost, and concurrent Acquires may
@@ -107,9 +120,16 @@ func (c *BudgetConfig) fill() {
 type Budget struct {
 	ratio      float64
 	minRetries int64
+	window     int64 // the window's length in nanoseconds
 	now        func() time.Time
 	win        window.Window
+	// lastDebit is the time (UnixNano) of the latest Debit, noDebit if
+	// none; atomic, it only moves forward.
+	lastDebit atomic.Int64
 }
+
+// noDebit is lastDebit before the first Debit.
+const noDebit = math.MinInt64
 
 // NewBudget returns a Budget configured by cfg.
 func NewBudget(cfg BudgetConfig) (*Budget, error) {
@@ -117,8 +137,9 @@ func NewBudget(cfg BudgetConfig) (*Budget, error) {
 		return nil, err
 	}
 	cfg.fill()
-	b := &Budget{ratio: cfg.Ratio, minRetries: int64(cfg.MinRetries), now: cfg.Now}
+	b := &Budget{ratio: cfg.Ratio, minRetries: int64(cfg.MinRetries), window: int64(cfg.Window), now: cfg.Now}
 	b.win.Init(cfg.Window, cfg.Buckets)
+	b.lastDebit.Store(noDebit)
 	return b, nil
 }
 
@@ -128,15 +149,26 @@ func (b *Budget) Request() {
 }
 
 // Debit records an attempt that counts as a retry without asking: a call
-// made while serving a request that was itself a retry.
+// made while serving a request that was itself a retry. Until Window has
+// passed since the latest Debit, Acquire grants nothing.
 func (b *Budget) Debit() {
-	b.win.Add(b.now().UnixNano(), 0, 1)
+	now := b.now().UnixNano()
+	b.win.Add(now, 0, 1)
+	for {
+		last := b.lastDebit.Load()
+		if last >= now || b.lastDebit.CompareAndSwap(last, now) {
+			return
+		}
+	}
 }
 
 // Acquire reports whether one more retry fits in the budget, and records it
 // when it does.
 func (b *Budget) Acquire() bool {
 	now := b.now().UnixNano()
+	if last := b.lastDebit.Load(); last != noDebit && now-last < b.window {
+		return false // an upstream hop retries: leave the retries to it
+	}
 	reqs, retries := b.win.Sum(now)
 	if retries >= b.minRetries && float64(retries+1) > b.ratio*float64(reqs) {
 		return false
