@@ -55,7 +55,25 @@ func (g *Group) Get(key string) *Breaker {
 // Lookup returns the breaker of key, or nil if it has none yet.
 func (g *Group) Lookup(key string) *Breaker { return (*g.m.Load())[key] }
 
-// Remove forgets the breaker of key (an instance that left).
+// Range calls fn with each key and its breaker, in no particular order,
+// until fn returns false. It sees the keys as they were when it began
+// (fn may call Get and Remove). Metrics collectors use it to export the
+// state of every breaker of a group.
+func (g *Group) Range(fn func(key string, b *Breaker) bool) {
+	for k, b := range *g.m.Load() {
+		if !fn(k, b) {
+			return
+		}
+	}
+}
+
+// Len returns how many breakers the group holds.
+func (g *Group) Len() int { return len(*g.m.Load()) }
+
+// Remove forgets the breaker of key (an instance that left: the client of
+// client.WithInstanceBreaker calls it when its resolver drops an address).
+// A call still holding the breaker finishes with it; the key's next Get
+// makes a new, closed breaker.
 func (g *Group) Remove(key string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()

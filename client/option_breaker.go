@@ -32,7 +32,12 @@ func WithCircuitBreaker(g *circuitbreak.Group, fallback circuitbreak.Fallback) O
 // breaker the client picks again (up to 3 times); when every pick is open
 // the call fails at once with an rpcerr.Overloaded error wrapping
 // circuitbreak.ErrOpen, marked as not sent. Every call's outcome is
-// recorded in its address's breaker. Default: none.
+// recorded in its address's breaker. With WithResolver, the breaker of an
+// instance that leaves is removed from g (g.Remove), so g holds at most
+// the current instances (plus any key others put in it); if the instance
+// comes back its breaker starts closed. Give each client its own g: a
+// shared g loses an address's breaker when any of its clients sees it
+// leave. Default: none.
 func WithInstanceBreaker(g *circuitbreak.Group) Option {
 	return optionFunc(func(c *config) {
 		if g == nil {
@@ -55,7 +60,12 @@ func (c *Client) pick(cs *callState) (string, error) {
 		return addr, nil
 	}
 	for i := 1; ; i++ {
-		b := g.Get(addr)
+		b := g.Lookup(addr)
+		if b == nil {
+			if b = c.newInstanceBreaker(g, addr); b == nil {
+				return addr, nil // addr just left: no breaker to consult
+			}
+		}
 		probe, err := b.Allow()
 		if err == nil {
 			cs.gov.breaker, cs.gov.probe = b, probe
@@ -71,6 +81,15 @@ func (c *Client) pick(cs *callState) (string, error) {
 			return "", rpcerr.Wrap(rpcerr.Connection, err, "no address for "+c.service)
 		}
 	}
+}
+
+// newInstanceBreaker makes addr's breaker in g, unless discovery no longer
+// lists addr (nil then).
+func (c *Client) newInstanceBreaker(g *circuitbreak.Group, addr string) *circuitbreak.Breaker {
+	if d, ok := c.res.(*discoveryResolver); ok {
+		return d.breaker(addr)
+	}
+	return g.Get(addr)
 }
 
 // instanceDone records a call's outcome in its instance's breaker.

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/petrel-rpc/petrel/circuitbreak"
 	"github.com/petrel-rpc/petrel/discovery"
 	"github.com/petrel-rpc/petrel/loadbalance"
 	"github.com/petrel-rpc/petrel/rpcerr"
@@ -74,6 +75,13 @@ type discoveryResolver struct {
 	lb      loadbalance.Balancer
 	retain  func(live map[string]struct{}) // the pools close the rest
 
+	// breakers are WithInstanceBreaker's (nil: none). The breaker of an
+	// address that leaves is removed, and none is made for an address not
+	// in live, so that instance churn does not grow the group.
+	breakers *circuitbreak.Group
+	brMu     sync.Mutex
+	live     map[string]struct{} // guarded by brMu: the addresses last resolved; nil before
+
 	ready     chan struct{} // closed after the first resolution, even a failed one
 	readyOnce sync.Once
 	lastErr   atomic.Pointer[error] // the last resolution error; nil after a success
@@ -84,7 +92,7 @@ type discoveryResolver struct {
 // watchBackoff is the pause after a failed Watch or Next.
 const watchBackoff = 200 * time.Millisecond
 
-func newDiscoveryResolver(service string, cfg *discConfig, addrs []string, retain func(map[string]struct{})) (*discoveryResolver, error) {
+func newDiscoveryResolver(service string, cfg *discConfig, addrs []string, retain func(map[string]struct{}), breakers *circuitbreak.Group) (*discoveryResolver, error) {
 	r, lb := cfg.resolver, cfg.balancer
 	if r == nil {
 		if len(addrs) == 0 {
@@ -97,7 +105,7 @@ func newDiscoveryResolver(service string, cfg *discConfig, addrs []string, retai
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &discoveryResolver{
-		service: service, r: r, lb: lb, retain: retain,
+		service: service, r: r, lb: lb, retain: retain, breakers: breakers,
 		ready: make(chan struct{}), cancel: cancel, done: make(chan struct{}),
 	}
 	go d.run(ctx)
@@ -149,10 +157,38 @@ func (d *discoveryResolver) run(ctx context.Context) {
 		// The pools learn the new addresses before the balancer can
 		// pick them.
 		d.retain(live)
+		d.retainBreakers(live)
 		d.lb.Update(list)
 		d.lastErr.Store(nil)
 		d.readyOnce.Do(func() { close(d.ready) })
 	}
+}
+
+// retainBreakers removes the instance breakers of the addresses that left.
+func (d *discoveryResolver) retainBreakers(live map[string]struct{}) {
+	if d.breakers == nil {
+		return
+	}
+	d.brMu.Lock()
+	defer d.brMu.Unlock()
+	for addr := range d.live {
+		if _, ok := live[addr]; !ok {
+			d.breakers.Remove(addr)
+		}
+	}
+	d.live = live
+}
+
+// breaker returns addr's instance breaker, made on first use, or nil when
+// addr is no longer resolved (a call that picked it just as it left goes
+// without one rather than make a breaker nobody removes).
+func (d *discoveryResolver) breaker(addr string) *circuitbreak.Breaker {
+	d.brMu.Lock()
+	defer d.brMu.Unlock()
+	if _, ok := d.live[addr]; !ok && d.live != nil {
+		return nil
+	}
+	return d.breakers.Get(addr)
 }
 
 // stop ends the watch and waits for the goroutine. Calls still waiting
@@ -222,7 +258,7 @@ func (p *longPool) retain(live map[string]struct{}) {
 	}
 	p.mu.Unlock()
 	for _, pc := range gone {
-		pc.close()
+		p.discard(pc)
 	}
 }
 
@@ -262,7 +298,7 @@ func (c *Client) useDiscovery() error {
 			c.pool.retain(live)
 		}
 	}
-	d, err := newDiscoveryResolver(c.service, &c.cfg.disc, c.cfg.addrs, retain)
+	d, err := newDiscoveryResolver(c.service, &c.cfg.disc, c.cfg.addrs, retain, c.cfg.gov.instances)
 	if err != nil {
 		return err
 	}

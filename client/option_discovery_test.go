@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petrel-rpc/petrel/circuitbreak"
 	"github.com/petrel-rpc/petrel/client"
 	"github.com/petrel-rpc/petrel/discovery"
 	"github.com/petrel-rpc/petrel/loadbalance"
@@ -31,8 +32,9 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 // TestResolverRemovesInstance: a client with a static resolver of three
 // Petrel servers; after one is removed from the resolver no call reaches
-// it and the client's connections to it are closed; after it is back,
-// calls reach it again.
+// it, the client's connections to it are closed (as the servers and the
+// client's PoolStats both count) and its instance breaker is dropped;
+// after it is back, calls reach it again.
 func TestResolverRemovesInstance(t *testing.T) {
 	for _, pool := range []struct {
 		name string
@@ -48,9 +50,26 @@ func TestResolverRemovesInstance(t *testing.T) {
 				srvs[i], addrs[i] = startPetrel(t)
 			}
 			r := discovery.NewStaticAddrs(addrs[:]...)
-			c, err := client.New("Echo", client.WithResolver(r), pool.opt)
+			g, err := circuitbreak.NewGroup(circuitbreak.Config{})
 			if err != nil {
 				t.Fatal(err)
+			}
+			c, err := client.New("Echo", client.WithResolver(r), pool.opt, client.WithInstanceBreaker(g))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The client's count of open connections matches the servers'.
+			checkPool := func(when string, addresses int) {
+				t.Helper()
+				var conns int64
+				for _, s := range srvs {
+					conns += s.Stats().Connections
+				}
+				st := c.PoolStats()
+				if int64(st.Open) != conns || st.Addresses != addresses || (pool.name == "long" && st.Idle != st.Open) {
+					t.Fatalf("%s: PoolStats %+v; the servers count %d connections, want %d addresses", when, st, conns, addresses)
+				}
+				t.Logf("%s: PoolStats %+v", when, st)
 			}
 			defer c.Close()
 			ctx := context.Background()
@@ -71,6 +90,10 @@ func TestResolverRemovesInstance(t *testing.T) {
 					t.Fatalf("server %d has no connection from the client", i)
 				}
 			}
+			checkPool("3 instances", 3)
+			if g.Len() != 3 {
+				t.Fatalf("%d instance breakers for 3 instances", g.Len())
+			}
 
 			r.Set(discovery.Instance{Address: addrs[0]}, discovery.Instance{Address: addrs[1]})
 			waitFor(t, "the removed server's connections to close", func() bool {
@@ -90,6 +113,10 @@ func TestResolverRemovesInstance(t *testing.T) {
 			if idle := client.IdleConns(c, addrs[2]); len(idle) != 0 {
 				t.Fatalf("the long pool keeps %d connections to the removed server", len(idle))
 			}
+			checkPool("one removed", 2)
+			if g.Lookup(addrs[2]) != nil || g.Len() != 2 {
+				t.Fatalf("the removed instance's breaker is kept (%d breakers)", g.Len())
+			}
 
 			r.Set(discovery.Instance{Address: addrs[0]}, discovery.Instance{Address: addrs[1]}, discovery.Instance{Address: addrs[2]})
 			waitFor(t, "calls to reach the server added back", func() bool {
@@ -97,6 +124,52 @@ func TestResolverRemovesInstance(t *testing.T) {
 				return srvs[2].Stats().Requests > before[2]
 			})
 		})
+	}
+}
+
+// TestInstanceBreakersUnderChurn: instances come and go through the
+// resolver (50 short-lived addresses that refuse connections, beside one
+// live server); the instance breaker group never holds more than the
+// current instances.
+func TestInstanceBreakersUnderChurn(t *testing.T) {
+	_, live := startPetrel(t)
+	r := discovery.NewStaticAddrs(live)
+	g, err := circuitbreak.NewGroup(circuitbreak.Config{MinSamples: 2, OpenFor: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New("Echo", client.WithResolver(r), client.WithInstanceBreaker(g), client.WithConnectTimeout(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	prev := ""
+	used := map[string]bool{live: true}
+	for i := range 50 {
+		gone := deadAddr(t)
+		for used[gone] {
+			gone = deadAddr(t)
+		}
+		used[gone] = true
+		r.Set(discovery.Instance{Address: live}, discovery.Instance{Address: gone})
+		if prev != "" {
+			waitFor(t, "the previous address's breaker to go", func() bool { return g.Lookup(prev) == nil })
+		}
+		// Calls until the new address has a breaker (round robin reaches it).
+		waitFor(t, "a call to the new address", func() bool {
+			echo(ctx, c, &echoArgs{})
+			return g.Lookup(gone) != nil
+		})
+		if n := g.Len(); n > 2 {
+			t.Fatalf("round %d: %d breakers for 2 instances", i, n)
+		}
+		prev = gone
+	}
+	r.Set(discovery.Instance{Address: live})
+	waitFor(t, "the last churned address's breaker to go", func() bool { return g.Len() == 1 })
+	if g.Lookup(live) == nil {
+		t.Fatal("the live instance lost its breaker")
 	}
 }
 

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -19,11 +20,39 @@ type connPool interface {
 	// retain keeps connections only to the addresses in live (discovery
 	// reported the others gone; option_discovery.go).
 	retain(live map[string]struct{})
+	// stats counts the pool's connections (Client.PoolStats).
+	stats() PoolStats
+}
+
+// PoolStats is a snapshot of a client's connection pool
+// ([Client.PoolStats]), for metrics such as contrib/metrics' pool gauges.
+type PoolStats struct {
+	// Open is how many connections the pool has open: idle ones and those
+	// a call uses (short and long pools), or every multiplexed connection
+	// whose reader runs, draining ones included (WithMuxConnection).
+	Open int
+	// Idle is how many of them the long pool keeps idle (0 for the other
+	// pools).
+	Idle int
+	// Addresses is how many server addresses the pool keeps connections
+	// for: with idle connections (long pool) or with connection slots
+	// (multiplexed pool); 0 for the short pool.
+	Addresses int
+}
+
+// PoolStats returns a snapshot of the client's connection pool. It takes
+// the pool's lock briefly; call it at a metrics scrape, not per call.
+func (c *Client) PoolStats() PoolStats {
+	if c.mux != nil {
+		return c.mux.stats()
+	}
+	return c.pool.stats()
 }
 
 // shortPool dials a connection per call and closes it afterwards.
 type shortPool struct {
-	d *dialer
+	d    *dialer
+	open atomic.Int64 // connections dialed and not yet closed
 }
 
 func (p *shortPool) get(ctx context.Context, addr string, deadline time.Time) (*pconn, error) {
@@ -31,10 +60,16 @@ func (p *shortPool) get(ctx context.Context, addr string, deadline time.Time) (*
 	if err != nil {
 		return nil, err
 	}
+	p.open.Add(1)
 	return newPconn(conn, addr), nil
 }
 
-func (p *shortPool) put(pc *pconn, _ bool) { pc.close() }
+func (p *shortPool) put(pc *pconn, _ bool) {
+	p.open.Add(-1)
+	pc.close()
+}
+
+func (p *shortPool) stats() PoolStats { return PoolStats{Open: int(p.open.Load())} }
 
 func (p *shortPool) close() {}
 
@@ -50,6 +85,26 @@ type longPool struct {
 	closed  bool                // guarded by mu
 	janitor *time.Timer         // sweeps expired connections; guarded by mu
 	live    map[string]struct{} // guarded by mu; nil: keep every address, else only these (retain)
+	open    atomic.Int64        // connections dialed and not yet closed: idle and in use
+}
+
+// discard closes a connection of the pool.
+func (p *longPool) discard(pc *pconn) {
+	p.open.Add(-1)
+	pc.close()
+}
+
+func (p *longPool) stats() PoolStats {
+	st := PoolStats{Open: int(p.open.Load())}
+	p.mu.Lock()
+	for _, list := range p.idle {
+		if len(list) > 0 {
+			st.Idle += len(list)
+			st.Addresses++
+		}
+	}
+	p.mu.Unlock()
+	return st
 }
 
 func newLongPool(d *dialer, cfg LongPoolConfig) *longPool {
@@ -77,7 +132,7 @@ func (p *longPool) get(ctx context.Context, addr string, deadline time.Time) (*p
 	p.idle[addr] = list
 	p.mu.Unlock()
 	for _, pc := range stale {
-		pc.close()
+		p.discard(pc)
 	}
 	if found != nil {
 		return found, nil
@@ -86,12 +141,13 @@ func (p *longPool) get(ctx context.Context, addr string, deadline time.Time) (*p
 	if err != nil {
 		return nil, err
 	}
+	p.open.Add(1)
 	return newPconn(conn, addr), nil
 }
 
 func (p *longPool) put(pc *pconn, reusable bool) {
 	if !reusable || !pc.conn.IsActive() {
-		pc.close()
+		p.discard(pc)
 		return
 	}
 	pc.idleSince = time.Now()
@@ -100,7 +156,7 @@ func (p *longPool) put(pc *pconn, reusable bool) {
 	_, kept := p.live[pc.addr]
 	if p.closed || len(list) >= p.cfg.MaxIdlePerAddress || (p.live != nil && !kept) {
 		p.mu.Unlock()
-		pc.close()
+		p.discard(pc)
 		return
 	}
 	p.idle[pc.addr] = append(list, pc)
@@ -136,7 +192,7 @@ func (p *longPool) sweep() {
 	p.janitor.Reset(p.cfg.MaxIdleTimeout)
 	p.mu.Unlock()
 	for _, pc := range stale {
-		pc.close()
+		p.discard(pc)
 	}
 }
 
@@ -149,7 +205,7 @@ func (p *longPool) close() {
 	p.mu.Unlock()
 	for _, list := range idle {
 		for _, pc := range list {
-			pc.close()
+			p.discard(pc)
 		}
 	}
 }

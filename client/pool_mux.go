@@ -117,6 +117,12 @@ func (p *muxPool) get(ctx context.Context, addr string, deadline time.Time) (*mu
 	return mc, nil
 }
 
+func (p *muxPool) stats() PoolStats {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return PoolStats{Open: len(p.live), Addresses: len(p.addrs)}
+}
+
 // forget is called by a connection's reader when it exits.
 func (p *muxPool) forget(mc *muxConn) {
 	p.mu.Lock()
