@@ -7,29 +7,42 @@ import (
 )
 
 // WatchBreaker exports the state and counters of circuit breaker b under
-// the label breaker=name, read at each scrape:
+// the labels breaker=name, key="", read at each scrape:
 //
-//	petrel_breaker_state{breaker, state}   1 for b's current state, 0 for the others
-//	petrel_breaker_calls_total{breaker, outcome}   outcome: allowed, rejected, probe
-//	petrel_breaker_opened_total{breaker}
+//	petrel_breaker_state{breaker, key, state}   1 for b's current state, 0 for the others
+//	petrel_breaker_calls_total{breaker, key, outcome}   outcome: allowed, rejected, probe
+//	petrel_breaker_opened_total{breaker, key}
 //
-// (circuitbreak.Group does not list its keys, so a group's breakers are
-// watched one by one, for example per method with Group.Get(method).) It
-// fails when a breaker of the same name is already watched.
+// It fails when a breaker or group of the same name is already watched.
 func (m *Metrics) WatchBreaker(name string, b *circuitbreak.Breaker) error {
+	return m.reg.Register(m.breakerCollector(name, func(fn func(string, *circuitbreak.Breaker) bool) { fn("", b) }))
+}
+
+// WatchBreakerGroup exports every breaker of g, as WatchBreaker does, with
+// key the breaker's key: the method for a service-level group
+// (client.WithCircuitBreaker), the instance address for an instance-level
+// one (client.WithInstanceBreaker). The keys are listed at each scrape, so
+// an instance that left (its breaker removed from g) leaves the metrics
+// with it. It fails when a breaker or group of the same name is already
+// watched.
+func (m *Metrics) WatchBreakerGroup(name string, g *circuitbreak.Group) error {
+	return m.reg.Register(m.breakerCollector(name, g.Range))
+}
+
+func (m *Metrics) breakerCollector(name string, each func(func(string, *circuitbreak.Breaker) bool)) *breakerCollector {
 	labels := prometheus.Labels{"breaker": name}
-	return m.reg.Register(&breakerCollector{b: b,
+	return &breakerCollector{each: each,
 		state: prometheus.NewDesc(prometheus.BuildFQName(m.ns, "breaker", "state"),
-			"Circuit breaker state: 1 for the current one.", []string{"state"}, labels),
+			"Circuit breaker state: 1 for the current one.", []string{"key", "state"}, labels),
 		calls: prometheus.NewDesc(prometheus.BuildFQName(m.ns, "breaker", "calls_total"),
-			"Calls seen by the circuit breaker, by outcome.", []string{"outcome"}, labels),
+			"Calls seen by the circuit breaker, by outcome.", []string{"key", "outcome"}, labels),
 		opened: prometheus.NewDesc(prometheus.BuildFQName(m.ns, "breaker", "opened_total"),
-			"Times the circuit breaker opened.", nil, labels),
-	})
+			"Times the circuit breaker opened.", []string{"key"}, labels),
+	}
 }
 
 type breakerCollector struct {
-	b                    *circuitbreak.Breaker
+	each                 func(func(key string, b *circuitbreak.Breaker) bool)
 	state, calls, opened *prometheus.Desc
 }
 
@@ -41,21 +54,26 @@ func (c *breakerCollector) Describe(ch chan<- *prometheus.Desc) {
 
 func (c *breakerCollector) Collect(ch chan<- prometheus.Metric) {
 	send := func(d *prometheus.Desc, t prometheus.ValueType, v int64, labels ...string) {
+		// NewConstMetric fails only on a label count that does not match
+		// the Desc, which the code here fixes.
 		if m, err := prometheus.NewConstMetric(d, t, float64(v), labels...); err == nil {
 			ch <- m
 		}
 	}
-	cur := c.b.State()
-	for _, s := range []circuitbreak.State{circuitbreak.Closed, circuitbreak.Open, circuitbreak.HalfOpen} {
-		v := int64(0)
-		if s == cur {
-			v = 1
+	c.each(func(key string, b *circuitbreak.Breaker) bool {
+		cur := b.State()
+		for _, s := range []circuitbreak.State{circuitbreak.Closed, circuitbreak.Open, circuitbreak.HalfOpen} {
+			v := int64(0)
+			if s == cur {
+				v = 1
+			}
+			send(c.state, prometheus.GaugeValue, v, key, s.String())
 		}
-		send(c.state, prometheus.GaugeValue, v, s.String())
-	}
-	st := c.b.Stats()
-	send(c.calls, prometheus.CounterValue, st.Allowed, "allowed")
-	send(c.calls, prometheus.CounterValue, st.Rejected, "rejected")
-	send(c.calls, prometheus.CounterValue, st.Probes, "probe")
-	send(c.opened, prometheus.CounterValue, st.Opened)
+		st := b.Stats()
+		send(c.calls, prometheus.CounterValue, st.Allowed, key, "allowed")
+		send(c.calls, prometheus.CounterValue, st.Rejected, key, "rejected")
+		send(c.calls, prometheus.CounterValue, st.Probes, key, "probe")
+		send(c.opened, prometheus.CounterValue, st.Opened, key)
+		return true
+	})
 }

@@ -37,17 +37,17 @@ func TestWatchBreaker(t *testing.T) {
 			name string
 			n    int
 		}{{"allowed", allowed}, {"probe", 0}, {"rejected", rejected}} {
-			sb.WriteString(`petrel_breaker_calls_total{breaker="hello.echo",outcome="` + o.name + `"} ` + strconv.Itoa(o.n) + "\n")
+			sb.WriteString(`petrel_breaker_calls_total{breaker="hello.echo",key="",outcome="` + o.name + `"} ` + strconv.Itoa(o.n) + "\n")
 		}
 		sb.WriteString("# HELP petrel_breaker_opened_total Times the circuit breaker opened.\n# TYPE petrel_breaker_opened_total counter\n")
-		sb.WriteString(`petrel_breaker_opened_total{breaker="hello.echo"} ` + strconv.Itoa(opened) + "\n")
+		sb.WriteString(`petrel_breaker_opened_total{breaker="hello.echo",key=""} ` + strconv.Itoa(opened) + "\n")
 		sb.WriteString("# HELP petrel_breaker_state Circuit breaker state: 1 for the current one.\n# TYPE petrel_breaker_state gauge\n")
 		for _, s := range []string{"closed", "half-open", "open"} {
 			v := 0
 			if s == state {
 				v = 1
 			}
-			sb.WriteString(`petrel_breaker_state{breaker="hello.echo",state="` + s + `"} ` + strconv.Itoa(v) + "\n")
+			sb.WriteString(`petrel_breaker_state{breaker="hello.echo",key="",state="` + s + `"} ` + strconv.Itoa(v) + "\n")
 		}
 		return sb.String()
 	}
@@ -66,6 +66,65 @@ func TestWatchBreaker(t *testing.T) {
 		t.Fatalf("breaker not open after 4 failures: %v", err)
 	}
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want("open", 4, 1, 1)), "petrel_breaker_state", "petrel_breaker_calls_total", "petrel_breaker_opened_total"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWatchBreakerGroup: every breaker of a group is exported under its key,
+// with its own state; a removed key leaves the scrape.
+func TestWatchBreakerGroup(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(metrics.Config{Registerer: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := circuitbreak.NewGroup(circuitbreak.Config{MinSamples: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.WatchBreakerGroup("hello.instances", g); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.WatchBreaker("hello.instances", g.Get("x")); err == nil {
+		t.Fatal("a breaker registered under a watched group's name")
+	}
+	g.Remove("x")
+	up, down := g.Get("10.0.0.1:80"), g.Get("10.0.0.2:80")
+	probe, _ := up.Allow()
+	up.Done(probe, nil)
+	probe, _ = down.Allow()
+	down.Done(probe, rpcerr.New(rpcerr.Connection, "refused"))
+	want := func(keys ...string) string {
+		var sb strings.Builder
+		sb.WriteString("# HELP petrel_breaker_state Circuit breaker state: 1 for the current one.\n# TYPE petrel_breaker_state gauge\n")
+		for _, k := range keys {
+			cur := "closed"
+			if k == "10.0.0.2:80" {
+				cur = "open"
+			}
+			for _, s := range []string{"closed", "half-open", "open"} {
+				v := 0
+				if s == cur {
+					v = 1
+				}
+				sb.WriteString(`petrel_breaker_state{breaker="hello.instances",key="` + k + `",state="` + s + `"} ` + strconv.Itoa(v) + "\n")
+			}
+		}
+		sb.WriteString("# HELP petrel_breaker_opened_total Times the circuit breaker opened.\n# TYPE petrel_breaker_opened_total counter\n")
+		for _, k := range keys {
+			n := "0"
+			if k == "10.0.0.2:80" {
+				n = "1"
+			}
+			sb.WriteString(`petrel_breaker_opened_total{breaker="hello.instances",key="` + k + `"} ` + n + "\n")
+		}
+		return sb.String()
+	}
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want("10.0.0.1:80", "10.0.0.2:80")), "petrel_breaker_state", "petrel_breaker_opened_total"); err != nil {
+		t.Fatal(err)
+	}
+	g.Remove("10.0.0.2:80") // the instance left
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want("10.0.0.1:80")), "petrel_breaker_state", "petrel_breaker_opened_total"); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -15,9 +15,12 @@
 // side is "client" or "server", service the callee's service name, code
 // the rpcerr code of the outcome ("ok", "timeout", "overloaded", ...).
 // [Metrics.WatchServer] adds a server's own counters (connections, requests
-// in flight, rejections by limit), [Metrics.WatchBreaker] a circuit
-// breaker's state and counters. (Connection pool sizes are not exported:
-// the client does not expose them yet.)
+// in flight, rejections by limit), [Metrics.WatchPool] a client's
+// connection pool sizes (open and idle connections, addresses),
+// [Metrics.WatchBreaker] a circuit breaker's state and counters and
+// [Metrics.WatchBreakerGroup] those of every breaker of a
+// circuitbreak.Group (per method, or per instance address). These are
+// read at each scrape.
 package metrics
 
 import (

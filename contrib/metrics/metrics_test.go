@@ -5,12 +5,15 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/petrel-rpc/petrel/circuitbreak"
 	"github.com/petrel-rpc/petrel/client"
 	"github.com/petrel-rpc/petrel/contrib/internal/testsvc"
 	"github.com/petrel-rpc/petrel/contrib/metrics"
@@ -20,22 +23,54 @@ import (
 )
 
 // TestScrape serves Hello with the server tracer, calls it through a client
-// with the client tracer, and scrapes the metrics endpoint over HTTP.
+// with the client tracer, its pool and both kinds of breaker watched, and
+// scrapes the metrics endpoint over HTTP: it finds every family (requests,
+// latency histograms, in-flight, bytes, server counters, pool sizes,
+// breaker states) with the values the calls made.
 func TestScrape(t *testing.T) {
+	start := time.Now()
 	reg := prometheus.NewRegistry()
 	m, err := metrics.New(metrics.Config{Registerer: reg})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, addr := testsvc.Start(t, &testsvc.Echo{}, server.WithTracer(m.ServerTracer()), server.WithMaxQPS(1000))
+	// A call of action "block" waits in the handler until release closes.
+	release := make(chan struct{})
+	block := func(_ context.Context, req *hello.EchoRequest) error {
+		if req.Action == "block" {
+			<-release
+		}
+		return nil
+	}
+	s, addr := testsvc.Start(t, &testsvc.Echo{Next: block}, server.WithTracer(m.ServerTracer()), server.WithMaxQPS(1000))
 	if err := m.WatchServer("hello", s); err != nil {
 		t.Fatal(err)
 	}
-	cli, err := hello.NewHelloClient("Hello", client.WithHostPorts(addr), client.WithTracer(m.ClientTracer()))
+	methods, err := circuitbreak.NewGroup(circuitbreak.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cli.Close()
+	instances, err := circuitbreak.NewGroup(circuitbreak.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New("Hello", client.WithHostPorts(addr), client.WithTracer(m.ClientTracer()),
+		client.WithLongConnection(client.LongPoolConfig{}),
+		client.WithCircuitBreaker(methods, nil), client.WithInstanceBreaker(instances))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cli := hello.NewHelloClientFrom(c)
+	for _, err := range []error{
+		m.WatchPool("hello", c),
+		m.WatchBreakerGroup("hello.methods", methods),
+		m.WatchBreakerGroup("hello.instances", instances),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	ctx := context.Background()
 	for i := 0; i < 5; i++ {
 		if _, err := cli.Echo(ctx, &hello.EchoRequest{Action: "echo", Msg: "hi"}); err != nil {
@@ -45,7 +80,6 @@ func TestScrape(t *testing.T) {
 	if _, err := cli.Echo(ctx, &hello.EchoRequest{Action: "fail"}); rpcerr.CodeOf(err) != rpcerr.Application {
 		t.Fatalf("fail: %v", err)
 	}
-	cli.Close()
 
 	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	defer srv.Close()
@@ -70,6 +104,19 @@ func TestScrape(t *testing.T) {
 		`petrel_server_requests_read_total{server="hello"} 6`,
 		`petrel_server_rejected_total{limit="qps",server="hello"} 0`,
 		`petrel_server_in_flight{server="hello"} 0`,
+		`petrel_server_connections{server="hello"} 1`,
+		// Six calls in a row over the long pool: one connection, idle now.
+		`petrel_client_pool_connections{client="hello",state="open"} 1`,
+		`petrel_client_pool_connections{client="hello",state="idle"} 1`,
+		`petrel_client_pool_addresses{client="hello"} 1`,
+		// One failure in six calls: both breakers stay closed.
+		`petrel_breaker_state{breaker="hello.methods",key="echo",state="closed"} 1`,
+		`petrel_breaker_state{breaker="hello.methods",key="echo",state="open"} 0`,
+		`petrel_breaker_calls_total{breaker="hello.methods",key="echo",outcome="allowed"} 6`,
+		`petrel_breaker_state{breaker="hello.instances",key="` + addr + `",state="closed"} 1`,
+		`petrel_breaker_calls_total{breaker="hello.instances",key="` + addr + `",outcome="allowed"} 6`,
+		`petrel_breaker_opened_total{breaker="hello.instances",key="` + addr + `"} 0`,
+		`petrel_request_duration_seconds_bucket{method="echo",service="Hello",side="client",le="+Inf"} 6`,
 	} {
 		if !strings.Contains(text, want+"\n") {
 			t.Errorf("scrape lacks %s", want)
@@ -78,14 +125,79 @@ func TestScrape(t *testing.T) {
 	if !strings.Contains(text, `petrel_request_bytes_total{method="echo",service="Hello",side="client"}`) {
 		t.Error("scrape lacks the request bytes counter")
 	}
+	// The latency histograms hold six loopback calls: their sum is above
+	// zero and below the test's own duration.
+	for _, side := range []string{"client", "server"} {
+		prefix := `petrel_request_duration_seconds_sum{method="echo",service="Hello",side="` + side + `"} `
+		i := strings.Index(text, prefix)
+		if i < 0 {
+			t.Errorf("scrape lacks %s", prefix)
+			continue
+		}
+		line := text[i+len(prefix):]
+		line = line[:strings.IndexByte(line, '\n')]
+		sum, err := strconv.ParseFloat(line, 64)
+		if err != nil || sum <= 0 || sum > time.Since(start).Seconds() {
+			t.Errorf("%s latency sum %q: want in (0, %v]", side, line, time.Since(start).Seconds())
+		}
+	}
 	if t.Failed() {
 		t.Logf("scrape:\n%s", text)
 	}
 	for _, line := range strings.Split(text, "\n") {
-		if strings.HasPrefix(line, "petrel_requests_total") {
+		if strings.HasPrefix(line, "petrel_requests_total") || strings.HasPrefix(line, "petrel_client_pool") || strings.HasPrefix(line, "petrel_breaker_state") {
 			t.Logf("%s", line)
 		}
 	}
+
+	// A call held in the handler: both in-flight gauges show it, and the
+	// pool's one connection is in use, not idle.
+	done := make(chan error, 1)
+	go func() {
+		_, err := cli.Echo(ctx, &hello.EchoRequest{Action: "block"})
+		done <- err
+	}()
+	busy := []string{
+		`petrel_in_flight_requests{method="echo",service="Hello",side="client"} 1`,
+		`petrel_in_flight_requests{method="echo",service="Hello",side="server"} 1`,
+		`petrel_server_in_flight{server="hello"} 1`,
+		`petrel_client_pool_connections{client="hello",state="open"} 1`,
+		`petrel_client_pool_connections{client="hello",state="idle"} 0`,
+	}
+	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		text, missing := scrape(t, srv.URL), ""
+		for _, want := range busy {
+			if !strings.Contains(text, want+"\n") {
+				missing = want
+			}
+		}
+		if missing == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			close(release)
+			t.Fatalf("with a call in flight the scrape lacks %s:\n%s", missing, text)
+		}
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// scrape GETs the metrics endpoint at url.
+func scrape(t *testing.T, url string) string {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("scrape: %v %s", err, res.Status)
+	}
+	return string(body)
 }
 
 func TestNew(t *testing.T) {

@@ -1,0 +1,56 @@
+package metrics
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/petrel-rpc/petrel/client"
+)
+
+// PoolReporter is what WatchPool reads: a *client.Client satisfies it.
+type PoolReporter interface {
+	PoolStats() client.PoolStats
+}
+
+// WatchPool exports the connection pool sizes of a client (see
+// client.PoolStats) under the label client=name, read at each scrape:
+//
+//	petrel_client_pool_connections{client, state}   state: open (idle and in use, or multiplexed), idle
+//	petrel_client_pool_addresses{client}           server addresses the pool keeps connections for
+//
+// It fails when a client of the same name is already watched.
+func (m *Metrics) WatchPool(name string, c PoolReporter) error {
+	labels := prometheus.Labels{"client": name}
+	return m.reg.Register(&poolCollector{c: c,
+		conns: prometheus.NewDesc(prometheus.BuildFQName(m.ns, "client", "pool_connections"),
+			"Connections of the client's pool: open (idle, in use or multiplexed) and, of those, idle.", []string{"state"}, labels),
+		addrs: prometheus.NewDesc(prometheus.BuildFQName(m.ns, "client", "pool_addresses"),
+			"Server addresses the client's pool keeps connections for.", nil, labels),
+	})
+}
+
+type poolCollector struct {
+	c            PoolReporter
+	conns, addrs *prometheus.Desc
+}
+
+func (c *poolCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.conns
+	ch <- c.addrs
+}
+
+func (c *poolCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.c.PoolStats()
+	for _, m := range []struct {
+		d      *prometheus.Desc
+		v      int
+		labels []string
+	}{
+		{c.conns, st.Open, []string{"open"}},
+		{c.conns, st.Idle, []string{"idle"}},
+		{c.addrs, st.Addresses, nil},
+	} {
+		if mt, err := prometheus.NewConstMetric(m.d, prometheus.GaugeValue, float64(m.v), m.labels...); err == nil {
+			ch <- mt
+		}
+	}
+}
