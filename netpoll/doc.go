@@ -14,9 +14,14 @@
 // sends everything queued with one write or writev from the handler's
 // goroutine; only when the socket is full does it wait for the poller.
 //
-// After a batch of events a poller polls again with a zero timeout, yields the
-// processor with runtime.Gosched so that the handlers it just started can run,
-// and only then blocks: under load it rarely sleeps, and idle it costs nothing.
+// After a batch of events a poller yields the processor with runtime.Gosched
+// so that the handlers it just started can run, then polls again with a zero
+// timeout after a large batch, or blocks after a small one; a poller busy most
+// of its time spins briefly instead of sleeping, so that the next poll returns
+// a batch. Under load it rarely sleeps, and idle it costs nothing. Server
+// pollers (listeners, accepted connections) block in the kernel; client
+// pollers (dialed connections) wait there only briefly and then park in the Go
+// runtime's poller, so that the goroutines making calls are not held up.
 //
 // # Safety
 //
