@@ -114,9 +114,8 @@ func (c *BudgetConfig) fill() {
 // retries granted before the first upstream retry arrived still count.
 //
 // A Budget is safe for concurrent use and allocates nothing per call. The
-// counters are atomic; when many goroutines race at a bucket boundary a
-// count may land in the old bucket or be lost, and concurrent Acquires may
-// overshoot the limit by at most the number of racing goroutines.
+// counters are atomic, and Acquire tests the bound and counts the retry in
+// one atomic step: concurrent Acquires cannot together pass the ratio.
 type Budget struct {
 	ratio      float64
 	minRetries int64
@@ -169,12 +168,13 @@ func (b *Budget) Acquire() bool {
 	if last := b.lastDebit.Load(); last != noDebit && now-last < b.window {
 		return false // an upstream hop retries: leave the retries to it
 	}
-	reqs, retries := b.win.Sum(now)
-	if retries >= b.minRetries && float64(retries+1) > b.ratio*float64(reqs) {
-		return false
-	}
-	b.win.Add(now, 0, 1)
-	return true
+	return b.win.AddBIf(now, b.fits)
+}
+
+// fits reports whether one more retry fits with reqs requests and retries
+// retries in the window.
+func (b *Budget) fits(reqs, retries int64) bool {
+	return retries < b.minRetries || float64(retries+1) <= b.ratio*float64(reqs)
 }
 
 // Counts returns the requests and retries (granted and debited) in the

@@ -538,3 +538,31 @@ type attemptInfo struct {
 	slow bool
 	sent chan struct{}
 }
+
+// TestBudgetConcurrentAcquire: goroutines racing for retries get exactly
+// the ratio of the requests.
+func TestBudgetConcurrentAcquire(t *testing.T) {
+	clk := newClock()
+	b, err := retry.NewBudget(retry.BudgetConfig{Ratio: 0.1, Window: time.Second, Buckets: 10, MinRetries: -1, Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 1000 {
+		b.Request()
+	}
+	var granted atomic.Int64
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 100 {
+				if b.Acquire() {
+					granted.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if granted.Load() != 100 {
+		t.Fatalf("granted %d retries for 1000 requests at 10%%, want 100", granted.Load())
+	}
+}

@@ -4,15 +4,22 @@
 package window
 
 import (
+	"sync"
 	"sync/atomic"
 	"time"
 )
 
 // Window is a ring of time buckets. Init it before use; its methods are
 // safe for concurrent use.
+//
+// Counting is lock-free. Moving a bucket to a new slice of time (once per
+// bucket width at most) takes rotate: the bucket's counts are zeroed before
+// its new epoch is published, so that no count made for the new slice is
+// lost to the zeroing.
 type Window struct {
 	width   int64 // nanoseconds per bucket
 	buckets []bucket
+	rotate  sync.Mutex // serializes the moves of buckets to a new slice
 }
 
 type bucket struct {
@@ -29,6 +36,8 @@ func (w *Window) Init(d time.Duration, n int) {
 
 // Reset empties the window.
 func (w *Window) Reset() {
+	w.rotate.Lock()
+	defer w.rotate.Unlock()
 	for i := range w.buckets {
 		w.buckets[i].epoch.Store(-1)
 		w.buckets[i].a.Store(0)
@@ -36,21 +45,53 @@ func (w *Window) Reset() {
 	}
 }
 
+// current returns the bucket of slice e, moved to e if it held an older
+// slice. A caller whose clock lags (its e is older than the bucket's) gets
+// the bucket as it is: its counts land in the newer slice.
+func (w *Window) current(e int64) *bucket {
+	bk := &w.buckets[e%int64(len(w.buckets))]
+	if bk.epoch.Load() >= e {
+		return bk
+	}
+	w.rotate.Lock()
+	if bk.epoch.Load() < e {
+		bk.a.Store(0)
+		bk.b.Store(0)
+		bk.epoch.Store(e)
+	}
+	w.rotate.Unlock()
+	return bk
+}
+
 // Add counts da and db at time now (UnixNano).
 func (w *Window) Add(now int64, da, db int64) {
-	e := now / w.width
-	bk := &w.buckets[e%int64(len(w.buckets))]
-	if old := bk.epoch.Load(); old < e {
-		if bk.epoch.CompareAndSwap(old, e) {
-			bk.a.Store(0)
-			bk.b.Store(0)
-		}
-	}
+	bk := w.current(now / w.width)
 	if da != 0 {
 		bk.a.Add(da)
 	}
 	if db != 0 {
 		bk.b.Add(db)
+	}
+}
+
+// AddBIf counts one more b at time now if fits, given the two counts over
+// the window ending at now, allows it; it reports whether it counted.
+// The test and the count are one atomic step with respect to other AddBIf
+// calls and to Add's counts of b in the current bucket: concurrent callers
+// cannot together pass the bound fits sets. Counts of a may grow meanwhile
+// (fits then saw fewer).
+func (w *Window) AddBIf(now int64, fits func(a, b int64) bool) bool {
+	e := now / w.width
+	bk := w.current(e)
+	for {
+		cur := bk.b.Load()
+		a, b := w.Sum(now)
+		if !fits(a, b) {
+			return false
+		}
+		if bk.b.CompareAndSwap(cur, cur+1) {
+			return true
+		}
 	}
 }
 

@@ -1,6 +1,8 @@
 package window_test
 
 import (
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,4 +31,63 @@ func TestSlides(t *testing.T) {
 	if a, b := w.Sum(1000 * ms); a != 0 || b != 0 {
 		t.Fatalf("sum after Reset %d %d", a, b)
 	}
+}
+
+// TestAddBIfIsAtomic: goroutines racing to count b under a bound never
+// pass it together.
+func TestAddBIfIsAtomic(t *testing.T) {
+	var w window.Window
+	w.Init(time.Second, 10)
+	w.Add(0, 1000, 0)
+	var granted atomic.Int64
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 200 {
+				if w.AddBIf(0, func(a, b int64) bool { return b+1 <= a/10 }) {
+					granted.Add(1)
+				}
+				w.Add(0, 0, 0)
+			}
+		})
+	}
+	wg.Wait()
+	if _, b := w.Sum(0); granted.Load() != 100 || b != 100 {
+		t.Fatalf("granted %d, counted %d; want 100 under a bound of 100", granted.Load(), b)
+	}
+}
+
+// TestRotationLosesNothing: counts made by goroutines racing to move a
+// bucket to a new slice of time are all kept.
+func TestRotationLosesNothing(t *testing.T) {
+	var w window.Window
+	w.Init(time.Second, 10)
+	ms := int64(time.Millisecond)
+	for round := int64(1); round <= 50; round++ {
+		now := round * 1000 * ms // each round reuses bucket 0 for a new slice
+		w.Add(now-1000*ms, 7, 7)
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for range 50 {
+					w.Add(now, 1, 1)
+				}
+			})
+		}
+		wg.Wait()
+		if a, b := w.Sum(now); a != 200 || b != 200 {
+			t.Fatalf("round %d: sum %d %d after 200 counts, want 200 200", round, a, b)
+		}
+	}
+}
+
+func BenchmarkAdd(b *testing.B) {
+	var w window.Window
+	w.Init(time.Second, 10)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			w.Add(time.Now().UnixNano(), 1, 0)
+		}
+	})
 }
