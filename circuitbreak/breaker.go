@@ -75,6 +75,13 @@ type Config struct {
 	Counts func(err error) bool
 	// Now is the clock (default time.Now); tests set a fake one.
 	Now func() time.Time
+	// OnStateChange, when set, is told each change of state: key is the
+	// breaker's key in its [Group] ("" for a breaker made by New). It runs
+	// on the goroutine of the call that caused the change, after the
+	// breaker's lock is released, so it may read the breaker; it must be
+	// quick. Metrics count transitions with it (contrib/metrics'
+	// BreakerTransitions). Default: none.
+	OnStateChange func(key string, from, to State)
 }
 
 // DefaultConfig returns the defaults.
@@ -177,6 +184,7 @@ type Stats struct {
 // allocate nothing.
 type Breaker struct {
 	cfg   Config
+	key   string        // its key in a Group; "" from New
 	state atomic.Int32  // State; written under mu
 	win   window.Window // outcomes of the closed state (a: calls, b: failures)
 
@@ -194,10 +202,22 @@ func New(cfg Config) (*Breaker, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	return newKeyed(cfg, ""), nil
+}
+
+// newKeyed makes the breaker of key; cfg is valid.
+func newKeyed(cfg Config, key string) *Breaker {
 	cfg.fill()
-	b := &Breaker{cfg: cfg}
+	b := &Breaker{cfg: cfg, key: key}
 	b.win.Init(cfg.Window, cfg.Buckets)
-	return b, nil
+	return b
+}
+
+// changed tells Config.OnStateChange of a change; b.mu is not held.
+func (b *Breaker) changed(from, to State) {
+	if f := b.cfg.OnStateChange; f != nil {
+		f(b.key, from, to)
+	}
 }
 
 // State returns the breaker's state. An open breaker whose OpenFor has
@@ -219,6 +239,7 @@ func (b *Breaker) Allow() (probe bool, err error) {
 		return false, nil
 	}
 	now := b.cfg.Now()
+	halfOpened := false
 	b.mu.Lock()
 	switch State(b.state.Load()) {
 	case Closed:
@@ -234,6 +255,7 @@ func (b *Breaker) Allow() (probe bool, err error) {
 		b.state.Store(int32(HalfOpen))
 		b.successes = 0
 		b.probing = false
+		halfOpened = true
 	}
 	// HalfOpen. A probe whose outcome never came (its caller did not call
 	// Done) stops blocking the others after OpenFor.
@@ -244,6 +266,9 @@ func (b *Breaker) Allow() (probe bool, err error) {
 	}
 	b.probing, b.probeAt = true, now
 	b.mu.Unlock()
+	if halfOpened { // (then probing was false: this call is the probe)
+		b.changed(Open, HalfOpen)
+	}
 	b.allowed.Add(1)
 	b.probes.Add(1)
 	return true, nil
@@ -273,27 +298,38 @@ func (b *Breaker) Done(probe bool, err error) {
 		return
 	}
 	b.mu.Lock()
-	if State(b.state.Load()) == Closed {
+	opened := State(b.state.Load()) == Closed
+	if opened {
 		b.openLocked(now)
 	}
 	b.mu.Unlock()
+	if opened {
+		b.changed(Closed, Open)
+	}
 }
 
 func (b *Breaker) doneProbe(failed bool) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	b.probing = false
 	if State(b.state.Load()) != HalfOpen {
+		b.mu.Unlock()
 		return
 	}
 	if failed {
 		b.openLocked(b.cfg.Now())
+		b.mu.Unlock()
+		b.changed(HalfOpen, Open)
 		return
 	}
 	b.successes++
-	if b.successes >= b.cfg.HalfOpenSuccesses {
+	closed := b.successes >= b.cfg.HalfOpenSuccesses
+	if closed {
 		b.win.Reset()
 		b.state.Store(int32(Closed))
+	}
+	b.mu.Unlock()
+	if closed {
+		b.changed(HalfOpen, Closed)
 	}
 }
 

@@ -42,7 +42,7 @@ func (g *Group) Get(key string) *Breaker {
 	if b, ok := old[key]; ok {
 		return b
 	}
-	b, _ := New(g.cfg) // cfg was validated by NewGroup
+	b := newKeyed(g.cfg, key) // cfg was validated by NewGroup
 	m := make(map[string]*Breaker, len(old)+1)
 	for k, v := range old {
 		m[k] = v

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/petrel-rpc/petrel/circuitbreak"
 	"github.com/petrel-rpc/petrel/rpcerr"
@@ -56,5 +57,52 @@ func TestGroupKeys(t *testing.T) {
 	}
 	if g.Len() != 2 {
 		t.Fatalf("after churn the group holds %d breakers, want 2", g.Len())
+	}
+}
+
+// TestStateChangeHook: Config.OnStateChange hears every transition of a
+// group's breakers with their key, and can read the breaker's state.
+func TestStateChangeHook(t *testing.T) {
+	clock := newClock()
+	var got []string
+	var g *circuitbreak.Group
+	g, err := circuitbreak.NewGroup(circuitbreak.Config{
+		MinSamples: 2, OpenFor: time.Second, HalfOpenSuccesses: 2, Now: clock.Now,
+		OnStateChange: func(key string, from, to circuitbreak.State) {
+			if now := g.Lookup(key).State(); now != to {
+				t.Errorf("hook %s -> %s: the breaker reads %s", from, to, now)
+			}
+			got = append(got, key+":"+from.String()+">"+to.String())
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := g.Get("10.0.0.1:80")
+	call := func(fail bool) {
+		t.Helper()
+		probe, err := b.Allow()
+		if err != nil {
+			t.Fatalf("Allow: %v", err)
+		}
+		var e error
+		if fail {
+			e = errConn
+		}
+		b.Done(probe, e)
+	}
+	call(true)
+	call(true) // opens
+	clock.Advance(time.Second)
+	call(true) // half-open probe fails: open again
+	clock.Advance(time.Second)
+	call(false) // half-open, one success
+	call(false) // closes
+	want := []string{
+		"10.0.0.1:80:closed>open", "10.0.0.1:80:open>half-open", "10.0.0.1:80:half-open>open",
+		"10.0.0.1:80:open>half-open", "10.0.0.1:80:half-open>closed",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("transitions %v, want %v", got, want)
 	}
 }

@@ -29,6 +29,17 @@ func (m *Metrics) WatchBreakerGroup(name string, g *circuitbreak.Group) error {
 	return m.reg.Register(m.breakerCollector(name, g.Range))
 }
 
+// BreakerTransitions returns a circuitbreak.Config.OnStateChange hook that
+// counts each state change of the breakers configured with it in
+// petrel_breaker_transitions_total{breaker=name, from, to}. The key (an
+// instance address, a method) is not a label, so instance churn does not
+// grow the series: WatchBreakerGroup shows each key's current state.
+func (m *Metrics) BreakerTransitions(name string) func(key string, from, to circuitbreak.State) {
+	return func(_ string, from, to circuitbreak.State) {
+		m.moves.WithLabelValues(name, from.String(), to.String()).Inc()
+	}
+}
+
 func (m *Metrics) breakerCollector(name string, each func(func(string, *circuitbreak.Breaker) bool)) *breakerCollector {
 	labels := prometheus.Labels{"breaker": name}
 	return &breakerCollector{each: each,

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -125,6 +126,42 @@ func TestWatchBreakerGroup(t *testing.T) {
 	}
 	g.Remove("10.0.0.2:80") // the instance left
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want("10.0.0.1:80")), "petrel_breaker_state", "petrel_breaker_opened_total"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBreakerTransitions: the OnStateChange hook counts each transition of a
+// group's breakers by states, without a per-key series.
+func TestBreakerTransitions(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(metrics.Config{Registerer: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := circuitbreak.NewGroup(circuitbreak.Config{MinSamples: 1, OpenFor: time.Millisecond, HalfOpenSuccesses: 1,
+		OnStateChange: m.BreakerTransitions("hello.instances")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fail := rpcerr.New(rpcerr.Connection, "refused")
+	for _, key := range []string{"10.0.0.1:80", "10.0.0.2:80"} {
+		b := g.Get(key)
+		probe, _ := b.Allow()
+		b.Done(probe, fail) // closed -> open
+		time.Sleep(2 * time.Millisecond)
+		probe, err := b.Allow() // open -> half-open
+		if err != nil || !probe {
+			t.Fatalf("%s: after OpenFor: probe %v, %v", key, probe, err)
+		}
+		b.Done(probe, nil) // half-open -> closed
+	}
+	want := `# HELP petrel_breaker_transitions_total Circuit breaker state changes, by breaker (or group) name and states.
+# TYPE petrel_breaker_transitions_total counter
+petrel_breaker_transitions_total{breaker="hello.instances",from="closed",to="open"} 2
+petrel_breaker_transitions_total{breaker="hello.instances",from="half-open",to="closed"} 2
+petrel_breaker_transitions_total{breaker="hello.instances",from="open",to="half-open"} 2
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "petrel_breaker_transitions_total"); err != nil {
 		t.Fatal(err)
 	}
 }

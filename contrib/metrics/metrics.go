@@ -20,7 +20,11 @@
 // [Metrics.WatchBreaker] a circuit breaker's state and counters and
 // [Metrics.WatchBreakerGroup] those of every breaker of a
 // circuitbreak.Group (per method, or per instance address). These are
-// read at each scrape.
+// read at each scrape. [Metrics.BreakerTransitions] is a
+// circuitbreak.Config.OnStateChange hook that counts every state change,
+// which scrapes alone would miss:
+//
+//	petrel_breaker_transitions_total{breaker, from, to}   counter
 package metrics
 
 import (
@@ -76,6 +80,7 @@ type Metrics struct {
 	inFlight  *prometheus.GaugeVec
 	reqBytes  *prometheus.CounterVec
 	respBytes *prometheus.CounterVec
+	moves     *prometheus.CounterVec // breaker transitions (BreakerTransitions)
 }
 
 // New makes the collectors and registers them on cfg.Registerer. It fails
@@ -119,8 +124,12 @@ func New(cfg Config) (*Metrics, error) {
 			Namespace: cfg.Namespace, Name: "response_bytes_total",
 			Help: "Bytes of response payloads (Thrift message bodies).",
 		}, labels),
+		moves: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: cfg.Namespace, Name: "breaker_transitions_total",
+			Help: "Circuit breaker state changes, by breaker (or group) name and states.",
+		}, []string{"breaker", "from", "to"}),
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.latency, m.inFlight, m.reqBytes, m.respBytes} {
+	for _, c := range []prometheus.Collector{m.requests, m.latency, m.inFlight, m.reqBytes, m.respBytes, m.moves} {
 		if err := cfg.Registerer.Register(c); err != nil {
 			return nil, err
 		}
