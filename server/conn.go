@@ -128,7 +128,7 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 	c.seq = seq
 	c.payload = c.hdr.PayloadProtocol
 	var now int64
-	if s.lim.NeedsClock() || s.draining.Load() || s.cfg.tracer != nil || c.hdr.IntInfo[transport.KeyRPCTimeout] != "" {
+	if s.lim.NeedsClock() || s.draining.Load() || s.cfg.tracer != nil || s.rejectTimed != nil || c.hdr.IntInfo[transport.KeyRPCTimeout] != "" {
 		now = time.Now().UnixNano()
 	}
 	if s.cfg.tracer != nil {
@@ -176,7 +176,11 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 			putCall(c)
 			return nil
 		}
-		return c.rejectAndFree(m.info.Name, thrift.ExceptionInternalError, why.Err(s.lim.Limit(why)).Error(), !concurrent)
+		err := c.rejectAndFree(m.info.Name, thrift.ExceptionInternalError, why.Err(s.lim.Limit(why)).Error(), !concurrent)
+		if s.rejectTimed != nil {
+			s.rejectTimed(time.Duration(time.Now().UnixNano() - now)) // tests (export_test.go)
+		}
+		return err
 	}
 	args := m.getArgs()
 	ctx, err := decodeArgs(args, body, c.payload)

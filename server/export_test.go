@@ -1,5 +1,7 @@
 package server
 
+import "time"
+
 // Draining reports whether Stop has begun (for tests).
 func (s *Server) Draining() bool { return s.draining.Load() }
 
@@ -8,3 +10,8 @@ func (s *Server) LastPanic() string {
 	v, _ := s.lastPanic.Load().(string)
 	return v
 }
+
+// TimeRejections makes s tell f, for each request its limits reject, the
+// time from reading the request to its rejection written. Call it before
+// serving.
+func (s *Server) TimeRejections(f func(time.Duration)) { s.rejectTimed = f }

@@ -51,6 +51,11 @@ type Server struct {
 
 	reg registration // option_registry.go
 
+	// rejectTimed, when set (by tests, before serving), is told the time
+	// from reading each request the limits reject to its rejection written
+	// (flushed, on a TTHeader connection); see export_test.go.
+	rejectTimed func(time.Duration)
+
 	stats struct {
 		rejectedConns atomic.Int64
 		rejectedQPS   atomic.Int64
