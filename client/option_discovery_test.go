@@ -123,6 +123,10 @@ func TestResolverRemovesInstance(t *testing.T) {
 				calls(3)
 				return srvs[2].Stats().Requests > before[2]
 			})
+			c.Close()
+			if st := c.PoolStats(); st.Open != 0 || st.Idle != 0 {
+				t.Fatalf("after Close: PoolStats %+v", st)
+			}
 		})
 	}
 }
