@@ -24,9 +24,10 @@
 // what happens after the lease's expiry: etcd's lessor looks for expired
 // leases every 500 ms, then commits the lease's revocation through raft and
 // sends the deletions to watchers (milliseconds on a healthy cluster). So
-// TTL must be at least 2 s. The etcd client renews the lease about every
-// third of its TTL (on 500 ms ticks), so a crash leaves the instances
-// visible for between about two thirds of the lease and TTL. Measured with
+// TTL must be at least 2 s. The etcd client renews the lease once a third
+// of its TTL has passed, checking on 500 ms ticks (every 1 s for a 2 s
+// lease), so a crash leaves the instances visible for between the lease
+// minus that interval and TTL. Measured with
 // a SIGKILLed process, TTL 3 s (lease 2 s) and a local etcd
 // (TestCrashRemoval): gone at a watcher 1.5 s to 2.3 s after the kill.
 //
