@@ -33,9 +33,11 @@
 // A retried attempt carries the transient metainfo key [MarkerKey]. A
 // Petrel server hands it to the handler's context; a client called with
 // that context sees it ([IsRetry]), makes one attempt only, and counts it
-// against its own budget as a retry. A retry at one hop is therefore never
-// multiplied by retries at the next, and over two hops the attempts
-// reaching the second server stay within the first hop's ratio.
+// against its own budget as a retry. While such calls come (within one
+// budget window of the last), the client makes no retries of its own:
+// retries happen at the outermost hop that retries. A retry at one hop is
+// therefore never multiplied by retries at the next, and over two hops the
+// attempts reaching the second server stay within the first hop's ratio.
 //
 // # Backup requests
 //
