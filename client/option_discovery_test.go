@@ -177,37 +177,51 @@ func TestInstanceBreakersUnderChurn(t *testing.T) {
 	}
 }
 
-// TestResolverRemovalDuringCalls: removing an instance while calls to it
-// are in flight lets them finish (the multiplexed connection drains).
+// TestResolverRemovalDuringCalls: removing an instance while a call to it
+// is in flight lets it finish; then the connection it used is closed (the
+// multiplexed one drains, the long pool's is closed when given back).
 func TestResolverRemovalDuringCalls(t *testing.T) {
-	s1, a1 := startPetrel(t)
-	_, a2 := startPetrel(t)
-	r := discovery.NewStaticAddrs(a1)
-	c, err := client.New("Echo", client.WithResolver(r), client.WithMuxConnection(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx := context.Background()
-	if _, err := echo(ctx, c, &echoArgs{}); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := echo(ctx, c, &echoArgs{SleepMs: 150, Msg: []byte("slow")})
-		done <- err
-	}()
-	waitFor(t, "the slow call to reach the server", func() bool { return s1.Stats().Requests == 2 })
-	r.Set(discovery.Instance{Address: a2})
-	if err := <-done; err != nil {
-		t.Fatalf("the call in flight during the removal: %v", err)
-	}
-	waitFor(t, "the drained connection to close", func() bool { return s1.Stats().Connections == 0 })
-	if _, err := echo(ctx, c, &echoArgs{}); err != nil {
-		t.Fatal(err)
-	}
-	if s1.Stats().Requests != 2 {
-		t.Fatal("a call went to the removed server")
+	for _, pool := range []struct {
+		name string
+		opt  client.Option
+	}{
+		{"long", client.WithLongConnection(client.LongPoolConfig{})},
+		{"mux", client.WithMuxConnection(1)},
+	} {
+		t.Run(pool.name, func(t *testing.T) {
+			s1, a1 := startPetrel(t)
+			_, a2 := startPetrel(t)
+			r := discovery.NewStaticAddrs(a1)
+			c, err := client.New("Echo", client.WithResolver(r), pool.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			ctx := context.Background()
+			if _, err := echo(ctx, c, &echoArgs{}); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, err := echo(ctx, c, &echoArgs{SleepMs: 150, Msg: []byte("slow")})
+				done <- err
+			}()
+			waitFor(t, "the slow call to reach the server", func() bool { return s1.Stats().Requests == 2 })
+			r.Set(discovery.Instance{Address: a2})
+			if err := <-done; err != nil {
+				t.Fatalf("the call in flight during the removal: %v", err)
+			}
+			waitFor(t, "the connection to the removed server to close", func() bool { return s1.Stats().Connections == 0 })
+			if _, err := echo(ctx, c, &echoArgs{}); err != nil {
+				t.Fatal(err)
+			}
+			if s1.Stats().Requests != 2 {
+				t.Fatal("a call went to the removed server")
+			}
+			if st := c.PoolStats(); st.Open != 1 || st.Addresses != 1 {
+				t.Fatalf("PoolStats %+v, want one connection to the remaining server", st)
+			}
+		})
 	}
 }
 
