@@ -192,10 +192,11 @@ func (b *TokenBucket) Rate() int { return int(b.rate) }
 // use, and counts connections and requests in flight even where the Config
 // sets no bound.
 type Limiter struct {
-	cfg      Config       // read-only
-	conns    Concurrency  // open connections admitted
-	inflight Concurrency  // requests admitted and not yet released
-	qps      *TokenBucket // nil without MaxQPS; read-only pointer
+	cfg      Config               // read-only
+	conns    Concurrency          // open connections admitted
+	inflight Concurrency          // requests admitted and not yet released
+	qps      *TokenBucket         // nil without MaxQPS; read-only pointer
+	messages [InFlight + 1]string // Message by Reason; read-only
 }
 
 // New returns a Limiter for cfg, starting its token bucket at now (unix
@@ -210,7 +211,19 @@ func New(cfg Config, now int64) (*Limiter, error) {
 	if cfg.MaxQPS > 0 {
 		l.qps = NewTokenBucket(cfg.MaxQPS, cfg.QPSBurst, now)
 	}
+	for r := Connections; r <= InFlight; r++ {
+		l.messages[r] = r.Err(l.Limit(r)).Error()
+	}
 	return l, nil
+}
+
+// Message returns the text of r.Err(l.Limit(r)), made once in New, so
+// that answering a rejected request builds nothing; "" for None.
+func (l *Limiter) Message(r Reason) string {
+	if int(r) < len(l.messages) {
+		return l.messages[r]
+	}
+	return ""
 }
 
 // Config returns the limits.

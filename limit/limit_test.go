@@ -201,3 +201,26 @@ func BenchmarkAcquireRequest(b *testing.B) {
 		}
 	})
 }
+
+// TestMessage: the rejection text made once is that of Reason.Err, and
+// handing it out allocates nothing.
+func TestMessage(t *testing.T) {
+	l, err := limit.New(limit.Config{MaxConnections: 5, MaxQPS: 100, MaxInFlight: 7}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []limit.Reason{limit.Connections, limit.QPS, limit.InFlight} {
+		if got, want := l.Message(r), r.Err(l.Limit(r)).Error(); got != want {
+			t.Errorf("%v: Message %q, want %q", r, got, want)
+		}
+	}
+	if !strings.Contains(l.Message(limit.InFlight), "more than 7 requests in flight") {
+		t.Errorf("in-flight message %q does not name the bound", l.Message(limit.InFlight))
+	}
+	if l.Message(limit.None) != "" || l.Message(limit.Reason(9)) != "" {
+		t.Error("a message for None or an unknown reason")
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = l.Message(limit.QPS) }); n != 0 {
+		t.Errorf("Message allocates %v times", n)
+	}
+}

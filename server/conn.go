@@ -176,7 +176,7 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 			putCall(c)
 			return nil
 		}
-		err := c.rejectAndFree(m.info.Name, thrift.ExceptionInternalError, why.Err(s.lim.Limit(why)).Error(), !concurrent)
+		err := c.rejectAndFree(m.info.Name, thrift.ExceptionInternalError, s.lim.Message(why), !concurrent)
 		if s.rejectTimed != nil {
 			s.rejectTimed(time.Duration(time.Now().UnixNano() - now)) // tests (export_test.go)
 		}
