@@ -107,7 +107,9 @@ func New(service string, opts ...Option) (*Client, error) {
 //     (errors.As reaches the *thrift.ApplicationException);
 //   - rpcerr.Overloaded, rpcerr.ShuttingDown: a Petrel server refused the
 //     request (its INTERNAL_ERROR exception names the code; see
-//     rpcerr.CodeFromMessage);
+//     rpcerr.CodeFromMessage). A request refused because its server is
+//     shutting down did not run there: the client sends it to another
+//     instance first, if discovery offers one, whatever the retry policy;
 //   - *rpcerr.BizStatusError: the server's handler returned a business
 //     status (TTHeader only).
 //
@@ -210,10 +212,29 @@ func (c *Client) invoke(ctx context.Context, req, resp any) error {
 		return notSent(err)
 	}
 	c.header(ctx, cs, deadline)
+	for {
+		err = c.attempt(ctx, cs, addr, deadline, args, result)
+		// A server that is shutting down refused the request before running
+		// it: another instance may take it, whatever the retry policy.
+		if rpcerr.CodeOf(err) != rpcerr.ShuttingDown {
+			return err
+		}
+		next, ok := c.pickOther(ctx, cs, addr, err)
+		if !ok {
+			return err
+		}
+		addr = next
+	}
+}
+
+// attempt sends the call to addr once and reports its outcome to the load
+// balancer and the instance's breaker.
+func (c *Client) attempt(ctx context.Context, cs *callState, addr string, deadline time.Time, args, result thrift.FastCodec) error {
 	var start time.Time
 	if c.fb != nil {
 		start = time.Now()
 	}
+	var err error
 	if c.mux != nil {
 		err = c.callMux(ctx, cs, addr, deadline, args, result)
 	} else {
@@ -226,6 +247,34 @@ func (c *Client) invoke(ctx context.Context, req, resp any) error {
 		c.instanceDone(cs, err)
 	}
 	return err
+}
+
+// drainPicks bounds the picks made to find an instance other than one that
+// is shutting down.
+const drainPicks = 3
+
+// pickOther picks an address other than drained, if discovery offers one
+// within drainPicks picks and the call's context is still live. A pick of
+// drained again is reported to the balancer and the breaker with the
+// refusal, as the attempt was.
+func (c *Client) pickOther(ctx context.Context, cs *callState, drained string, refusal error) (string, bool) {
+	for range drainPicks {
+		if ctx.Err() != nil {
+			return "", false
+		}
+		addr, err := c.pick(cs)
+		if err != nil {
+			return "", false
+		}
+		if addr != drained {
+			return addr, true
+		}
+		if c.fb != nil {
+			c.fb.Done(addr, 0, refusal)
+		}
+		c.instanceDone(cs, refusal)
+	}
+	return "", false
 }
 
 // header fills the request's TTHeader: callee, method, remaining timeout
