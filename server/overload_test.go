@@ -27,7 +27,8 @@ import (
 // schedule that does not wait for replies), as a fleet of clients would.
 //
 // Each rejection is timed twice. In the server, from the request read to
-// its rejection written (flushed): every one must take at most 1 ms. At
+// its rejection written (flushed): every one must take at most 1 ms (the
+// 99th percentile under the race detector). At
 // the client, from Call to its error: that also holds the client's write,
 // the wake-up of the server's reader and of the client's, and goroutine
 // scheduling on both sides; its 99th percentile must be at most 1 ms (the
@@ -164,7 +165,15 @@ func overloadRound(t *testing.T, s *server.Server, cli echotest.EchoClient, inFl
 	if len(rejected) < n/4 {
 		problems = append(problems, fmt.Sprintf("only %d of %d requests rejected at twice the capacity", len(rejected), n))
 	}
-	if slow := len(atServer) - sort.Search(len(atServer), func(i int) bool { return atServer[i] > time.Millisecond }); slow > 0 {
+	if raceEnabled {
+		// Under the race detector, with other packages' tests running on
+		// the same 2 cores, a rejection now and then waits for a core; the
+		// bound on each is asserted without it (make test runs this test
+		// again so, alone).
+		if p := percentile(atServer, 0.99); p > time.Millisecond {
+			problems = append(problems, fmt.Sprintf("p99 rejection time in the server %v is over 1 ms", p))
+		}
+	} else if slow := len(atServer) - sort.Search(len(atServer), func(i int) bool { return atServer[i] > time.Millisecond }); slow > 0 {
 		problems = append(problems, fmt.Sprintf("%d rejections took over 1 ms in the server (the slowest %v)", slow, percentile(atServer, 1)))
 	}
 	p, name := percentile(rejected, 0.99), "p99"
