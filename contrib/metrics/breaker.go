@@ -64,13 +64,6 @@ func (c *breakerCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *breakerCollector) Collect(ch chan<- prometheus.Metric) {
-	send := func(d *prometheus.Desc, t prometheus.ValueType, v int64, labels ...string) {
-		// NewConstMetric fails only on a label count that does not match
-		// the Desc, which the code here fixes.
-		if m, err := prometheus.NewConstMetric(d, t, float64(v), labels...); err == nil {
-			ch <- m
-		}
-	}
 	c.each(func(key string, b *circuitbreak.Breaker) bool {
 		cur := b.State()
 		for _, s := range []circuitbreak.State{circuitbreak.Closed, circuitbreak.Open, circuitbreak.HalfOpen} {
@@ -78,13 +71,13 @@ func (c *breakerCollector) Collect(ch chan<- prometheus.Metric) {
 			if s == cur {
 				v = 1
 			}
-			send(c.state, prometheus.GaugeValue, v, key, s.String())
+			sendConst(ch, c.state, prometheus.GaugeValue, v, key, s.String())
 		}
 		st := b.Stats()
-		send(c.calls, prometheus.CounterValue, st.Allowed, key, "allowed")
-		send(c.calls, prometheus.CounterValue, st.Rejected, key, "rejected")
-		send(c.calls, prometheus.CounterValue, st.Probes, key, "probe")
-		send(c.opened, prometheus.CounterValue, st.Opened, key)
+		sendConst(ch, c.calls, prometheus.CounterValue, st.Allowed, key, "allowed")
+		sendConst(ch, c.calls, prometheus.CounterValue, st.Rejected, key, "rejected")
+		sendConst(ch, c.calls, prometheus.CounterValue, st.Probes, key, "probe")
+		sendConst(ch, c.opened, prometheus.CounterValue, st.Opened, key)
 		return true
 	})
 }

@@ -213,16 +213,9 @@ func (c *serverCollector) Describe(ch chan<- *prometheus.Desc) {
 
 func (c *serverCollector) Collect(ch chan<- prometheus.Metric) {
 	st := c.s.Stats()
-	send := func(d *prometheus.Desc, t prometheus.ValueType, v int64, labels ...string) {
-		// NewConstMetric fails only on a label count that does not match
-		// the Desc, which the code above fixes.
-		if m, err := prometheus.NewConstMetric(d, t, float64(v), labels...); err == nil {
-			ch <- m
-		}
-	}
-	send(c.conns, prometheus.GaugeValue, st.Connections)
-	send(c.inFlight, prometheus.GaugeValue, st.InFlight)
-	send(c.requests, prometheus.CounterValue, st.Requests)
+	sendConst(ch, c.conns, prometheus.GaugeValue, st.Connections)
+	sendConst(ch, c.inFlight, prometheus.GaugeValue, st.InFlight)
+	sendConst(ch, c.requests, prometheus.CounterValue, st.Requests)
 	for _, r := range []struct {
 		limit string
 		n     int64
@@ -232,6 +225,15 @@ func (c *serverCollector) Collect(ch chan<- prometheus.Metric) {
 		{"in_flight", st.RejectedInFlight},
 		{"shutting_down", st.RejectedShuttingDown},
 	} {
-		send(c.rejected, prometheus.CounterValue, r.n, r.limit)
+		sendConst(ch, c.rejected, prometheus.CounterValue, r.n, r.limit)
+	}
+}
+
+// sendConst sends a metric read at a scrape. NewConstMetric fails only on a
+// label count that does not match the Desc, which each collector fixes in
+// its code.
+func sendConst(ch chan<- prometheus.Metric, d *prometheus.Desc, t prometheus.ValueType, v int64, labels ...string) {
+	if m, err := prometheus.NewConstMetric(d, t, float64(v), labels...); err == nil {
+		ch <- m
 	}
 }

@@ -40,17 +40,7 @@ func (c *poolCollector) Describe(ch chan<- *prometheus.Desc) {
 
 func (c *poolCollector) Collect(ch chan<- prometheus.Metric) {
 	st := c.c.PoolStats()
-	for _, m := range []struct {
-		d      *prometheus.Desc
-		v      int
-		labels []string
-	}{
-		{c.conns, st.Open, []string{"open"}},
-		{c.conns, st.Idle, []string{"idle"}},
-		{c.addrs, st.Addresses, nil},
-	} {
-		if mt, err := prometheus.NewConstMetric(m.d, prometheus.GaugeValue, float64(m.v), m.labels...); err == nil {
-			ch <- mt
-		}
-	}
+	sendConst(ch, c.conns, prometheus.GaugeValue, int64(st.Open), "open")
+	sendConst(ch, c.conns, prometheus.GaugeValue, int64(st.Idle), "idle")
+	sendConst(ch, c.addrs, prometheus.GaugeValue, int64(st.Addresses))
 }
