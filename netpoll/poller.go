@@ -156,8 +156,11 @@ type loadMeter struct {
 	start time.Time     // of the current window
 	idle  time.Duration // idle time in the current window
 	share float64       // moving average of the busy share of past windows
-	busy  bool          // share >= spinBusy
 }
+
+// busy reports whether the poller has been busy at least spinBusy of its
+// time.
+func (m *loadMeter) busy() bool { return m.share >= spinBusy }
 
 // addIdle records an idle period ending at now and closes the window when it
 // is over.
@@ -168,18 +171,17 @@ func (m *loadMeter) addIdle(idle time.Duration, now time.Time) {
 		return
 	}
 	m.share += (float64(el-m.idle)/float64(el) - m.share) / 8
-	m.busy = m.share >= spinBusy
 	m.start, m.idle = now, 0
 }
 
 // spin waits for d without a system call, letting other goroutines run, and
-// returns when it ended.
-func spin(d time.Duration) time.Time {
+// returns when it ended and how long it took.
+func spin(d time.Duration) (end time.Time, spun time.Duration) {
 	start := time.Now()
 	for {
 		runtime.Gosched()
 		if now := time.Now(); now.Sub(start) >= d {
-			return now
+			return now, now.Sub(start)
 		}
 	}
 }
@@ -354,10 +356,9 @@ func (p *poller) run() {
 			// returns at once if events did arrive, and save a system call.
 			runtime.Gosched()
 			block = n < busyBatch
-			if n < spinBatch && p.load.busy {
-				start := time.Now()
-				end := spin(spinFor)
-				p.load.addIdle(end.Sub(start), end)
+			if n < spinBatch && p.load.busy() {
+				end, spun := spin(spinFor)
+				p.load.addIdle(spun, end)
 				block = false
 			}
 		} else {
