@@ -146,22 +146,7 @@ func TestCrashRemoval(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills child processes; about 10 s")
 	}
-	endpoint := startEtcd(t)
-	rcli := newClient(t, endpoint)
-	defer rcli.Close()
-	res, err := etcd.NewResolver(etcd.Config{Client: rcli, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	w, err := res.Watch(ctx, "Crash")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	if list, _ := nextWithin(t, w, time.Second); len(list) != 0 {
-		t.Fatalf("first list %v, want empty", list)
-	}
+	endpoint, _, w := watchEmpty(t, "Crash")
 	const ttl = 3 * time.Second
 	var worst time.Duration
 	// The child's keep-alives are answered about once a second from its

@@ -90,26 +90,34 @@ func nextWithin(t *testing.T, w discovery.Watcher, limit time.Duration) ([]disco
 	return list, time.Since(start)
 }
 
-// TestRegistryAndWatch: a watching client sees a Petrel server's instance
-// appear when it registers and disappear when it deregisters (graceful
-// stop), each within 1 s. (TestCrashRemoval kills a registered process.)
-func TestRegistryAndWatch(t *testing.T) {
-	endpoint := startEtcd(t)
+// watchEmpty starts an etcd, a resolver and its watch of service, and checks
+// that the watch's first list is empty. They end with the test.
+func watchEmpty(t *testing.T, service string) (endpoint string, res *etcd.Resolver, w discovery.Watcher) {
+	t.Helper()
+	endpoint = startEtcd(t)
 	rcli := newClient(t, endpoint)
-	defer rcli.Close()
+	t.Cleanup(func() { rcli.Close() })
 	res, err := etcd.NewResolver(etcd.Config{Client: rcli, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	w, err := res.Watch(ctx, "Hello")
+	w, err = res.Watch(context.Background(), service)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Close()
+	t.Cleanup(func() { w.Close() })
 	if list, _ := nextWithin(t, w, time.Second); len(list) != 0 {
 		t.Fatalf("first list %v, want empty", list)
 	}
+	return endpoint, res, w
+}
+
+// TestRegistryAndWatch: a watching client sees a Petrel server's instance
+// appear when it registers and disappear when it deregisters (graceful
+// stop), each within 1 s. (TestCrashRemoval kills a registered process.)
+func TestRegistryAndWatch(t *testing.T) {
+	endpoint, res, w := watchEmpty(t, "Hello")
+	ctx := context.Background()
 
 	// Register a real server.
 	_, addr := testsvc.Start(t, &testsvc.Echo{})
