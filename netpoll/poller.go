@@ -188,7 +188,7 @@ func spin(d time.Duration) (end time.Time, spun time.Duration) {
 
 // Listeners and accepted connections go to the pollers of defaultManager,
 // dialed connections to those of dialManager. They wait differently when
-// idle (see poller.waitIdle): a server's poller blocks in the kernel, which costs
+// idle (see poller.run): a server's poller blocks in the kernel, which costs
 // the least CPU per request; a client's poller keeps its processor only
 // briefly, because the goroutines that make calls share that processor and,
 // with GOMAXPROCS=1, would otherwise start their calls late.
@@ -200,7 +200,7 @@ var (
 // manager owns the pollers. They start with the first registration and stop
 // when their last fd is gone, so an idle process runs no poller goroutines.
 type manager struct {
-	brief   bool // its pollers wait briefly before parking (see poller.waitIdle)
+	brief   bool // its pollers wait briefly before parking (see poller.run)
 	mu      sync.Mutex
 	n       int // configured number of pollers (0: default)
 	pollers []*poller
@@ -392,8 +392,11 @@ func (p *poller) waitIdle() (int, error) {
 		return p.sys.wait(true, p.idleAvg > parkAfter)
 	}
 	if p.idleAvg <= briefWait {
-		// Without epoll_pwait2 (ok false) it parks at once.
-		if n, ok, err := p.sys.waitBrief(briefWait); ok && (err != nil || n > 0) {
+		n, ok, err := p.sys.waitBrief(briefWait)
+		if !ok {
+			return p.sys.wait(true, false)
+		}
+		if err != nil || n > 0 {
 			return n, err
 		}
 	}
