@@ -37,8 +37,7 @@ type sysPoller struct {
 	// sysmon does not wake to retake it.
 	file *os.File
 	rc   syscall.RawConn
-	// noBrief is set when epoll_pwait2 failed (a kernel before 5.11, or a
-	// seccomp filter that refuses it).
+	// noBrief is set when the kernel lacks epoll_pwait2 (before 5.11).
 	noBrief bool
 }
 
@@ -110,8 +109,8 @@ func (s *sysPoller) wait(block, park bool) (int, error) {
 }
 
 // waitBrief polls for events for at most d without giving up the processor.
-// It reports false when epoll_pwait2 is not available; the caller then
-// blocks with wait.
+// It reports false when the kernel cannot time a wait that finely; the
+// caller then blocks with wait.
 func (s *sysPoller) waitBrief(d time.Duration) (int, bool, error) {
 	if s.noBrief {
 		return 0, false, nil
@@ -122,12 +121,11 @@ func (s *sysPoller) waitBrief(d time.Duration) (int, bool, error) {
 		return n, true, nil
 	case unix.EINTR:
 		return 0, true, nil
+	case unix.ENOSYS:
+		s.noBrief = true
+		return 0, false, nil
 	}
-	// ENOSYS before Linux 5.11, EPERM under a seccomp filter that does not
-	// know the call: wait as servers do from now on. A fault of the epoll fd
-	// itself is reported by that wait.
-	s.noBrief = true
-	return 0, false, nil
+	return 0, true, sysErr("epoll_pwait2", errno)
 }
 
 // event returns the operator and the flags of the i-th event of the last wait.
