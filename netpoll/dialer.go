@@ -59,7 +59,7 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (Conn
 		return nil, dialErr(network, address, os.NewSyscallError("connect", err))
 	}
 	c.dialing.Store(true)
-	if err := dialManager.register(&c.op, wantWrite); err != nil {
+	if err := defaultManager.register(&c.op, wantWrite); err != nil {
 		closeFD(fd)
 		return nil, dialErr(network, address, err)
 	}

@@ -4,7 +4,6 @@ package netpoll
 
 import (
 	"syscall"
-	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -42,15 +41,6 @@ func (s *sysPoller) ctl(op int, fd int, o *fdOperator, events uint32) error {
 		return sysErr("epoll_ctl", errno)
 	}
 	return nil
-}
-
-// epollWaitBrief waits at most d for events with epoll_pwait2 (Linux 5.11 and
-// later; ENOSYS before), without telling the scheduler: the thread keeps its
-// processor for that long, and a short wait costs no hand-off.
-func epollWaitBrief(epfd int, events []epollEvent, d time.Duration) (int, syscall.Errno) {
-	ts := unix.NsecToTimespec(int64(d))
-	r, _, errno := syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), uintptr(unsafe.Pointer(&ts)), 0, 0)
-	return int(r), errno
 }
 
 // epollWait blocks through the scheduler-aware Syscall6 when block is set (so

@@ -7,7 +7,6 @@ import (
 	"golang.org/x/sys/unix"
 	"os"
 	"syscall"
-	"time"
 )
 
 // Interest flags a poller understands (platform independent).
@@ -37,8 +36,6 @@ type sysPoller struct {
 	// sysmon does not wake to retake it.
 	file *os.File
 	rc   syscall.RawConn
-	// noBrief is set when the kernel lacks epoll_pwait2 (before 5.11).
-	noBrief bool
 }
 
 func newSysPoller(batch int) (*sysPoller, error) {
@@ -106,26 +103,6 @@ func (s *sysPoller) wait(block, park bool) (int, error) {
 		return 0, sysErr("epoll_wait", errno)
 	}
 	return n, nil
-}
-
-// waitBrief polls for events for at most d without giving up the processor.
-// It reports false when the kernel cannot time a wait that finely; the
-// caller then blocks with wait.
-func (s *sysPoller) waitBrief(d time.Duration) (int, bool, error) {
-	if s.noBrief {
-		return 0, false, nil
-	}
-	n, errno := epollWaitBrief(s.epfd, s.events, d)
-	switch errno {
-	case 0:
-		return n, true, nil
-	case unix.EINTR:
-		return 0, true, nil
-	case unix.ENOSYS:
-		s.noBrief = true
-		return 0, false, nil
-	}
-	return 0, true, sysErr("epoll_pwait2", errno)
 }
 
 // event returns the operator and the flags of the i-th event of the last wait.

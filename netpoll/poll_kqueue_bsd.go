@@ -4,7 +4,6 @@ package netpoll
 
 import (
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -90,19 +89,6 @@ func (s *sysPoller) wait(block, park bool) (int, error) {
 		return 0, sysErr("kevent", err.(syscall.Errno))
 	}
 	return n, nil
-}
-
-// waitBrief polls for events for at most d.
-func (s *sysPoller) waitBrief(d time.Duration) (int, bool, error) {
-	ts := unix.NsecToTimespec(int64(d))
-	n, err := unix.Kevent(s.kq, nil, s.events, &ts)
-	if err != nil {
-		if err == unix.EINTR {
-			return 0, true, nil
-		}
-		return 0, true, sysErr("kevent", err.(syscall.Errno))
-	}
-	return n, true, nil
 }
 
 func (s *sysPoller) event(i int) (*fdOperator, int) {

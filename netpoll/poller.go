@@ -92,10 +92,9 @@ func (op *fdOperator) dropInterest(bit int) error { return op.changeInterest(0, 
 
 // poller runs one event loop over one epoll or kqueue instance.
 type poller struct {
-	sys   *sysPoller
-	m     *manager
-	id    int
-	brief bool // wait briefly, then park (a client's poller)
+	sys *sysPoller
+	m   *manager
+	id  int
 
 	mu       sync.Mutex    // guards the fields below
 	registry fdOperator    // sentinel of the list of registered operators
@@ -124,13 +123,6 @@ const busyBatch = 4
 // the processor from a thread that has been in a system call for 20 µs or
 // more.
 const parkAfter = 30 * time.Microsecond
-
-// briefWait is how long a client's poller waits in the kernel, keeping its
-// processor, before it parks in the Go runtime's poller; when its idle
-// periods have averaged longer, it parks at once. (On this machine, 20 µs
-// and 300 µs cost a paced client 17.8 and 15.7 µs of CPU per call, with a
-// p50 pacing lag of 11 and 14 µs: the value is a middle.)
-const briefWait = 100 * time.Microsecond
 
 // A poller that is busy nearly all the time gains nothing from sleeping in
 // the kernel between batches: the next event comes within microseconds, and
@@ -186,21 +178,11 @@ func spin(d time.Duration) (end time.Time, spun time.Duration) {
 	}
 }
 
-// Listeners and accepted connections go to the pollers of defaultManager,
-// dialed connections to those of dialManager. They wait differently when
-// idle (see poller.run): a server's poller blocks in the kernel, which costs
-// the least CPU per request; a client's poller keeps its processor only
-// briefly, because the goroutines that make calls share that processor and,
-// with GOMAXPROCS=1, would otherwise start their calls late.
-var (
-	defaultManager = &manager{}
-	dialManager    = &manager{brief: true}
-)
+var defaultManager = &manager{}
 
 // manager owns the pollers. They start with the first registration and stop
 // when their last fd is gone, so an idle process runs no poller goroutines.
 type manager struct {
-	brief   bool // its pollers wait briefly before parking (see poller.run)
 	mu      sync.Mutex
 	n       int // configured number of pollers (0: default)
 	pollers []*poller
@@ -214,11 +196,9 @@ func SetNumPollers(n int) error {
 	if n < 1 {
 		return fmt.Errorf("netpoll: SetNumPollers(%d): need at least 1", n)
 	}
-	for _, m := range []*manager{defaultManager, dialManager} {
-		m.mu.Lock()
-		m.n = n
-		m.mu.Unlock()
-	}
+	defaultManager.mu.Lock()
+	defaultManager.n = n
+	defaultManager.mu.Unlock()
 	return nil
 }
 
@@ -279,7 +259,7 @@ func (m *manager) start(id int) (*poller, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &poller{sys: sys, m: m, id: id, brief: m.brief, iov: make([][]byte, 0, 2)}
+	p := &poller{sys: sys, m: m, id: id, iov: make([][]byte, 0, 2)}
 	p.load.start = time.Now()
 	p.registry.prev, p.registry.nxt = &p.registry, &p.registry
 	go p.run()
@@ -335,10 +315,14 @@ func (p *poller) run() {
 		var n int
 		var err error
 		if block {
-			// The idle period's length steers how the next one is spent
-			// (waitIdle).
+			// Long idle periods are spent parked in the Go runtime's poller:
+			// a thread blocked in epoll_wait for long has its processor
+			// taken away by the scheduler, which costs a hand-off and delays
+			// the wake-up. Short ones are spent in the kernel's epoll_wait,
+			// which costs fewer system calls. The choice follows a moving
+			// average of recent idle periods.
 			start := time.Now()
-			n, err = p.waitIdle()
+			n, err = p.sys.wait(true, p.idleAvg > parkAfter)
 			now := time.Now()
 			idle := now.Sub(start)
 			p.idleAvg += (idle - p.idleAvg) / 8
@@ -378,29 +362,6 @@ func (p *poller) run() {
 			return
 		}
 	}
-}
-
-// waitIdle blocks until events come. A server's poller blocks in the kernel,
-// or parks in the Go runtime's poller when idle periods have been long. A
-// client's poller (brief) first waits briefly in the kernel without giving
-// up its processor, then parks: a thread blocked in a system call keeps its
-// processor until sysmon takes it away, and the poller goroutine then queues
-// behind every goroutine that ran meanwhile; with GOMAXPROCS=1 and a paced
-// load of calls this made callers start milliseconds late.
-func (p *poller) waitIdle() (int, error) {
-	if !p.brief {
-		return p.sys.wait(true, p.idleAvg > parkAfter)
-	}
-	if p.idleAvg <= briefWait {
-		n, ok, err := p.sys.waitBrief(briefWait)
-		if !ok {
-			return p.sys.wait(true, false)
-		}
-		if err != nil || n > 0 {
-			return n, err
-		}
-	}
-	return p.sys.wait(true, true)
 }
 
 func (p *poller) dispatch(n int) {
