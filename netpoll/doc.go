@@ -18,10 +18,9 @@
 // so that the handlers it just started can run, then polls again with a zero
 // timeout after a large batch, or blocks after a small one; a poller busy most
 // of its time spins briefly instead of sleeping, so that the next poll returns
-// a batch. Under load it rarely sleeps, and idle it costs nothing. Server
-// pollers (listeners, accepted connections) block in the kernel; client
-// pollers (dialed connections) wait there only briefly and then park in the Go
-// runtime's poller, so that the goroutines making calls are not held up.
+// a batch. Under load it rarely sleeps, and idle it costs nothing. It
+// blocks in the kernel's epoll_wait, or parks in the Go runtime's poller
+// when its idle periods have been long.
 //
 // # Safety
 //
