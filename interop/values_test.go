@@ -33,7 +33,7 @@ func fullValue() *pe.Everything {
 		Shorts:       []int16{math.MinInt16, -1, 0, math.MaxInt16},
 		Ints:         []int32{math.MinInt32, -64, 63, 64, math.MaxInt32},
 		Longs:        []int64{math.MinInt64, -1, 0, 1 << 40, math.MaxInt64},
-		Doubles:      []float64{0, -0.25, math.Inf(1), math.SmallestNonzeroFloat64},
+		Doubles:      []float64{0, -0.25, math.Inf(1), math.SmallestNonzeroFloat64, math.NaN(), math.Copysign(0, -1)},
 		IntSet:       []int32{3, 1, 2},
 		LongToDouble: map[int64]float64{-9: 9.5},
 		Strings:      []string{"", "a", "日本語"},
