@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -22,6 +23,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if addr := os.Getenv(trafficEnv); addr != "" {
+		runTraffic(addr)
+		return
+	}
 	goleak.VerifyTestMain(m)
 }
 

@@ -36,6 +36,12 @@ type sysPoller struct {
 	// sysmon does not wake to retake it.
 	file *os.File
 	rc   syscall.RawConn
+
+	// poll is park's callback, made once so that parking allocates nothing;
+	// it leaves its results in polled and pollErr.
+	poll    func(uintptr) bool
+	polled  int
+	pollErr syscall.Errno
 }
 
 func newSysPoller(batch int) (*sysPoller, error) {
@@ -59,6 +65,10 @@ func newSysPoller(batch int) (*sysPoller, error) {
 		s.file = os.NewFile(uintptr(epfd), "petrel-epoll")
 		if rc, err := s.file.SyscallConn(); err == nil {
 			s.rc = rc
+			s.poll = func(uintptr) bool {
+				s.polled, s.pollErr = epollWait(s.epfd, s.events, false)
+				return s.polled > 0 || (s.pollErr != 0 && s.pollErr != unix.EINTR)
+			}
 		}
 	}
 	return s, nil
@@ -137,19 +147,15 @@ func (s *sysPoller) drainWake() {
 // park polls without blocking and, while nothing is pending, parks the
 // goroutine in the runtime's poller until epfd has events.
 func (s *sysPoller) park() (int, error) {
-	var n int
-	var errno syscall.Errno
-	err := s.rc.Read(func(uintptr) bool {
-		n, errno = epollWait(s.epfd, s.events, false)
-		return n > 0 || (errno != 0 && errno != unix.EINTR)
-	})
-	if errno != 0 && errno != unix.EINTR {
-		return 0, sysErr("epoll_wait", errno)
+	s.polled, s.pollErr = 0, 0
+	err := s.rc.Read(s.poll)
+	if s.pollErr != 0 && s.pollErr != unix.EINTR {
+		return 0, sysErr("epoll_wait", s.pollErr)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("netpoll: waiting for events: %w", err)
 	}
-	return n, nil
+	return s.polled, nil
 }
 
 func (s *sysPoller) close() {
