@@ -1,27 +1,37 @@
 package netpoll_test
 
 import (
+	"bufio"
+	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/petrel-rpc/petrel/netpoll"
 )
 
-// trafficEnv names the echo server a re-executed test binary sends traffic
-// to (runTraffic).
+// trafficEnv tells a re-executed test binary to serve bursts of traffic
+// (runTraffic).
 const trafficEnv = "PETREL_NETPOLL_TRAFFIC"
 
-// runTraffic is the child of TestTimersFireWhilePollerWaits: bursts of 50
-// one-byte round trips, 5 µs apart, with 10 ms of silence after each burst,
-// until the parent closes the connection or 20 s pass.
-func runTraffic(addr string) {
-	c, err := net.Dial("tcp", addr)
+// runTraffic is the child of TestTimersFireWhilePollerWaits. It listens on
+// loopback, prints its address, and to the one connection it accepts sends
+// bursts of 50 one-byte round trips, 5 µs apart, with 10 ms of silence after
+// each burst, until the connection closes or 20 s pass.
+func runTraffic() {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		os.Exit(3)
+	}
+	fmt.Println(ln.Addr())
+	c, err := ln.Accept()
 	if err != nil {
 		os.Exit(3)
 	}
@@ -43,19 +53,22 @@ func runTraffic(addr string) {
 }
 
 // TestTimersFireWhilePollerWaits: at GOMAXPROCS=1, with bursts of events
-// reaching a poller (from another process) and silences between them, the
-// process's timers still fire on time. A poller that, after a burst of
-// short idle periods, waited blocked in epoll_wait held the only processor
-// through the silence, and timers fired when the scheduler's monitor took
-// it back or the next burst came.
+// reaching a poller on a dialed connection (from another process) and
+// silences between them, the process's timers still fire on time. A poller
+// that, after a burst of short idle periods, waited blocked in epoll_wait
+// held the only processor through the silence, and timers fired when the
+// scheduler's monitor took it back or the next burst came.
 func TestTimersFireWhilePollerWaits(t *testing.T) {
 	if raceEnabled {
 		t.Skip("timing bound checked without -race only: the race runtime's timings are looser")
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	_, addr := serve(t, netpoll.Config{OnRequest: echo})
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), trafficEnv+"="+addr)
+	cmd.Env = append(os.Environ(), trafficEnv+"=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +76,31 @@ func TestTimersFireWhilePollerWaits(t *testing.T) {
 		cmd.Process.Kill()
 		cmd.Wait()
 	}()
-	time.Sleep(100 * time.Millisecond) // the child connects and sends
+	addr, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the child's address: %v", err)
+	}
+	d := netpoll.Dialer{Timeout: 5 * time.Second}
+	conn, err := d.DialContext(context.Background(), "tcp", strings.TrimSpace(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	go func() { // echo each byte back
+		r, w := conn.Reader(), conn.Writer()
+		for {
+			b, err := r.Next(1)
+			if err != nil {
+				return
+			}
+			w.WriteByte(b[0])
+			r.Release()
+			if w.Flush() != nil {
+				return
+			}
+		}
+	}()
+	time.Sleep(100 * time.Millisecond) // bursts are under way
 
 	const nap = 200 * time.Microsecond
 	late := make([]time.Duration, 0, 1000)

@@ -20,10 +20,11 @@
 // of its time spins briefly instead of sleeping, so that the next poll returns
 // a batch. Under load it rarely sleeps, and idle it costs nothing. It
 // blocks in the kernel's epoll_wait, or parks in the Go runtime's poller
-// when its idle periods have been long, and always when the process has no
-// processor to spare for a blocked thread (GOMAXPROCS at most the number of
-// pollers): there a blocked poller would keep timers and other goroutines
-// from running for up to 10 ms.
+// when its idle periods have been long. A poller holding dialed
+// connections always parks when the process has no processor to spare for a
+// blocked thread (GOMAXPROCS at most the number of pollers): there a blocked
+// poller would keep timers and the callers they wake from running for up to
+// 10 ms.
 //
 // # Safety
 //

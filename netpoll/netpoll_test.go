@@ -23,8 +23,8 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if addr := os.Getenv(trafficEnv); addr != "" {
-		runTraffic(addr)
+	if os.Getenv(trafficEnv) != "" {
+		runTraffic()
 		return
 	}
 	goleak.VerifyTestMain(m)
