@@ -102,17 +102,17 @@ type poller struct {
 	mu       sync.Mutex    // guards the fields below
 	registry fdOperator    // sentinel of the list of registered operators
 	count    int           // registered operators
-	dialed   int           // registered operators of dialed connections
+	dialed   atomic.Int32  // registered operators of dialed connections; read without the lock
 	retired  []*fdOperator // closed operators, freed after the next batch
 	nretired atomic.Int32  // len(retired), read without the lock
 	stopped  bool
 
 	// Poller goroutine only.
-	idleAvg time.Duration // moving average of blocking waits
-	crowded bool          // dialed connections and GOMAXPROCS <= pollers: always park (see parkAfter)
-	load    loadMeter
-	iov     [][]byte
-	scratch []*fdOperator
+	idleAvg  time.Duration // moving average of blocking waits
+	fewProcs bool          // GOMAXPROCS <= pollers: with dialed connections, always park (see parkAfter)
+	load     loadMeter
+	iov      [][]byte
+	scratch  []*fdOperator
 }
 
 // Pollers.
@@ -281,7 +281,7 @@ func (m *manager) start(id int) (*poller, error) {
 	}
 	p := &poller{sys: sys, m: m, id: id, iov: make([][]byte, 0, 2)}
 	p.load.start = time.Now()
-	p.checkCrowded()
+	p.checkProcs()
 	p.registry.prev, p.registry.nxt = &p.registry, &p.registry
 	go p.run()
 	return p, nil
@@ -300,7 +300,7 @@ func (p *poller) link(op *fdOperator) {
 	p.registry.prev = op
 	p.count++
 	if op.dialed() {
-		p.dialed++
+		p.dialed.Add(1)
 	}
 }
 
@@ -310,7 +310,7 @@ func (p *poller) unlink(op *fdOperator) {
 	op.prev, op.nxt = nil, nil
 	p.count--
 	if op.dialed() {
-		p.dialed--
+		p.dialed.Add(-1)
 	}
 }
 
@@ -352,7 +352,8 @@ func (p *poller) run() {
 			// which costs fewer system calls. The choice follows a moving
 			// average of recent idle periods.
 			start := time.Now()
-			n, err = p.sys.wait(true, p.crowded || p.idleAvg > parkAfter)
+			park := p.idleAvg > parkAfter || (p.fewProcs && p.dialed.Load() > 0)
+			n, err = p.sys.wait(true, park)
 			now := time.Now()
 			idle := now.Sub(start)
 			p.idleAvg += (idle - p.idleAvg) / 8
@@ -398,15 +399,12 @@ func (p *poller) run() {
 // checks whether the process has a processor to spare for a blocked poller.
 func (p *poller) addIdle(idle time.Duration, now time.Time) {
 	if p.load.addIdle(idle, now) {
-		p.checkCrowded()
+		p.checkProcs()
 	}
 }
 
-func (p *poller) checkCrowded() {
-	p.mu.Lock()
-	dialed := p.dialed > 0
-	p.mu.Unlock()
-	p.crowded = dialed && runtime.GOMAXPROCS(0) <= int(p.m.npollers.Load())
+func (p *poller) checkProcs() {
+	p.fewProcs = runtime.GOMAXPROCS(0) <= int(p.m.npollers.Load())
 }
 
 func (p *poller) dispatch(n int) {
