@@ -42,8 +42,8 @@ generate:
 unit: generate
 	@for m in $(MODULES); do echo "go test -race $$m"; (cd $$m && go test -race -count=1 -timeout 15m ./...) || exit 1; done
 	@# Memory and latency bounds are asserted exactly without the race runtime
-	@# (the overload test alone, with nothing else running).
-	go test -count=1 ./buf/... ./netpoll/...
+	@# (one package at a time, and the overload test alone: nothing else runs).
+	go test -count=1 -p 1 ./buf/... ./netpoll/...
 	go test -count=1 -run '^TestOverloadGoodput$$' -v ./server/
 
 # Runs every Fuzz target of every module briefly (its seed corpus runs in `unit` too).

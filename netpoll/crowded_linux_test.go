@@ -63,6 +63,10 @@ func TestTimersFireWhilePollerWaits(t *testing.T) {
 		t.Skip("timing bound checked without -race only: the race runtime's timings are looser")
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	// The same sleeps without the traffic first: how late timers are on this
+	// machine at this moment (other tests and processes compete for it).
+	alone := sleepLateness(500)
+
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), trafficEnv+"=1")
 	out, err := cmd.StdoutPipe()
@@ -101,24 +105,43 @@ func TestTimersFireWhilePollerWaits(t *testing.T) {
 		}
 	}()
 	time.Sleep(100 * time.Millisecond) // bursts are under way
+	busy := sleepLateness(1000)
 
-	const nap = 200 * time.Microsecond
-	late := make([]time.Duration, 0, 1000)
-	for range cap(late) {
+	t.Logf("a %v sleep ended late by: alone %v; with the poller's traffic %v", nap, alone, busy)
+	// The Go runtime itself rounds an idle wait for a timer up to 1 ms, so
+	// the median is about 0.9 ms either way; a starved timer waits for the
+	// scheduler's monitor (up to 10 ms) or the next burst. On an otherwise
+	// idle machine, blocking in epoll_wait gave p99 5.8-10 ms and 39-57 of
+	// 1,000 sleeps over 1.2 ms; parking, p99 about 1.05 ms (as alone) and
+	// 0-2 over 1.2 ms. With both CPUs busy elsewhere, timers alone reach p99
+	// 3-3.5 ms.
+	if busy.p99 > alone.p99+2*time.Millisecond {
+		t.Errorf("timers starved while the poller waits: p99 lateness %v with its traffic, %v without", busy.p99, alone.p99)
+	}
+}
+
+const nap = 200 * time.Microsecond
+
+// lateness summarizes how much later than asked sleeps ended.
+type lateness struct {
+	p50, p99, max time.Duration
+	over          int // sleeps over 1.2 ms late
+	n             int
+}
+
+func (l lateness) String() string {
+	return fmt.Sprintf("p50 %v, p99 %v, max %v, %d of %d over 1.2 ms", l.p50, l.p99, l.max, l.over, l.n)
+}
+
+// sleepLateness sleeps nap n times and reports how late the sleeps ended.
+func sleepLateness(n int) lateness {
+	late := make([]time.Duration, 0, n)
+	for range n {
 		start := time.Now()
 		time.Sleep(nap)
 		late = append(late, time.Since(start)-nap)
 	}
 	slices.Sort(late)
-	p50, p99 := late[len(late)/2], late[len(late)*99/100]
-	over := len(late) - sort.Search(len(late), func(i int) bool { return late[i] > 1200*time.Microsecond })
-	t.Logf("a %v sleep ended late by p50 %v, p99 %v, max %v; %d of %d over 1.2 ms", nap, p50, p99, late[len(late)-1], over, len(late))
-	// The Go runtime itself rounds an idle wait for a timer up to 1 ms, so
-	// the median is about 0.9 ms either way; a starved timer waits for the
-	// scheduler's monitor (up to 10 ms) or the next burst. Blocking in
-	// epoll_wait gave p99 5.8-10 ms and 39-57 sleeps over 1.2 ms; parking,
-	// p99 about 1.05 ms and 0-2 over 1.2 ms.
-	if p99 > 3*time.Millisecond {
-		t.Errorf("timers starved while the poller waits: a %v sleep ended late by p99 %v, want <= 3 ms", nap, p99)
-	}
+	over := n - sort.Search(n, func(i int) bool { return late[i] > 1200*time.Microsecond })
+	return lateness{p50: late[n/2], p99: late[n*99/100], max: late[n-1], over: over, n: n}
 }
