@@ -103,7 +103,7 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 		select {
 		case line, ok := <-cliLines:
 			if !ok {
-				return "", fmt.Errorf("the client exited before %q", strings.TrimSpace(want))
+				return "", fmt.Errorf("the client exited before %q: %s", strings.TrimSpace(want), cli.ExitStatus(5*time.Second))
 			}
 			if !strings.HasPrefix(line, want) {
 				return "", fmt.Errorf("the client printed %q, want %q", line, want)

@@ -100,6 +100,20 @@ func (g *Group) Start(exe string, args []string, cpu int, stderr io.Writer) (*Ch
 	return &Child{Cmd: cmd, Pid: cmd.Process.Pid, Stdin: in, Lines: Lines(out), Exited: exited}, nil
 }
 
+// ExitStatus waits up to within for the child to exit and says how it did,
+// for an error message. It consumes Exited.
+func (c *Child) ExitStatus(within time.Duration) string {
+	select {
+	case err := <-c.Exited:
+		if err == nil {
+			return "exit status 0"
+		}
+		return err.Error()
+	case <-time.After(within):
+		return "still running " + within.String() + " after closing its output"
+	}
+}
+
 // FirstLine waits up to within (or until ctx ends) for the child's first
 // line of output, then keeps draining the rest in the background.
 func (c *Child) FirstLine(ctx context.Context, within time.Duration, what string) (string, error) {
