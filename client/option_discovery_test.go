@@ -36,13 +36,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // client's PoolStats both count) and its instance breaker is dropped;
 // after it is back, calls reach it again.
 func TestResolverRemovesInstance(t *testing.T) {
-	for _, pool := range []struct {
-		name string
-		opt  client.Option
-	}{
-		{"long", client.WithLongConnection(client.LongPoolConfig{})},
-		{"mux", client.WithMuxConnection(2)},
-	} {
+	for _, pool := range longAndMux(2) {
 		t.Run(pool.name, func(t *testing.T) {
 			var srvs [3]*server.Server
 			var addrs [3]string
@@ -181,13 +175,7 @@ func TestInstanceBreakersUnderChurn(t *testing.T) {
 // is in flight lets it finish; then the connection it used is closed (the
 // multiplexed one drains, the long pool's is closed when given back).
 func TestResolverRemovalDuringCalls(t *testing.T) {
-	for _, pool := range []struct {
-		name string
-		opt  client.Option
-	}{
-		{"long", client.WithLongConnection(client.LongPoolConfig{})},
-		{"mux", client.WithMuxConnection(1)},
-	} {
+	for _, pool := range longAndMux(1) {
 		t.Run(pool.name, func(t *testing.T) {
 			s1, a1 := startPetrel(t)
 			_, a2 := startPetrel(t)

@@ -71,6 +71,22 @@ func deadAddr(tb testing.TB) string {
 	return addr
 }
 
+// namedPool is a connection pool option and its name, for tests that run
+// against each pool.
+type namedPool struct {
+	name string
+	opt  client.Option
+}
+
+// longAndMux returns the long pool and a multiplexed pool of muxConns
+// connections.
+func longAndMux(muxConns int) []namedPool {
+	return []namedPool{
+		{"long", client.WithLongConnection(client.LongPoolConfig{})},
+		{"mux", client.WithMuxConnection(muxConns)},
+	}
+}
+
 func newGovClient(tb testing.TB, opts ...client.Option) *client.Client {
 	tb.Helper()
 	c, err := client.New("Gov", opts...)
@@ -265,10 +281,7 @@ func TestBackupRequestP99(t *testing.T) {
 		slices.Sort(lat)
 		return lat[len(lat)/2], lat[len(lat)*99/100]
 	}
-	for _, pool := range []struct {
-		name string
-		opt  client.Option
-	}{{"long", client.WithLongConnection(client.LongPoolConfig{})}, {"mux", client.WithMuxConnection(2)}} {
+	for _, pool := range longAndMux(2) {
 		r := newRetryer(t, retry.Config{Methods: map[string]retry.Policy{
 			"get": {MaxAttempts: 3, Idempotent: true, BackupDelay: backup},
 		}})

@@ -52,10 +52,7 @@ func startDeadlineServer(t *testing.T, last *atomic.Pointer[handlerDeadline]) st
 func TestMethodTimeoutPrecedence(t *testing.T) {
 	var last atomic.Pointer[handlerDeadline]
 	addr := startDeadlineServer(t, &last)
-	for _, pool := range []struct {
-		name string
-		opt  client.Option
-	}{{"long", client.WithLongConnection(client.LongPoolConfig{})}, {"mux", client.WithMuxConnection(1)}} {
+	for _, pool := range longAndMux(1) {
 		c := newGovClient(t, client.WithHostPorts(addr), pool.opt,
 			client.WithRPCTimeout(800*time.Millisecond),
 			client.WithMethodTimeout("get", 300*time.Millisecond),
@@ -140,10 +137,7 @@ func TestMethodTimeoutSeenByMiddleware(t *testing.T) {
 func TestMethodTimeoutEndsTheCall(t *testing.T) {
 	var last atomic.Pointer[handlerDeadline]
 	addr := startDeadlineServer(t, &last)
-	for _, pool := range []struct {
-		name string
-		opt  client.Option
-	}{{"long", client.WithLongConnection(client.LongPoolConfig{})}, {"mux", client.WithMuxConnection(1)}} {
+	for _, pool := range longAndMux(1) {
 		c := newGovClient(t, client.WithHostPorts(addr), pool.opt,
 			client.WithRPCTimeout(2*time.Second), client.WithMethodTimeout("get", 50*time.Millisecond))
 		start := time.Now()
