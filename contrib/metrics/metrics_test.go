@@ -83,16 +83,7 @@ func TestScrape(t *testing.T) {
 
 	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	defer srv.Close()
-	res, err := http.Get(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(res.Body)
-	res.Body.Close()
-	if err != nil || res.StatusCode != http.StatusOK {
-		t.Fatalf("scrape: %v %s", err, res.Status)
-	}
-	text := string(body)
+	text := scrape(t, srv.URL)
 	for _, want := range []string{
 		`petrel_requests_total{code="ok",method="echo",service="Hello",side="client"} 5`,
 		`petrel_requests_total{code="application",method="echo",service="Hello",side="client"} 1`,
