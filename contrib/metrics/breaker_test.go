@@ -7,20 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/petrel-rpc/petrel/circuitbreak"
-	"github.com/petrel-rpc/petrel/contrib/metrics"
 	"github.com/petrel-rpc/petrel/rpcerr"
 )
 
 func TestWatchBreaker(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	m, err := metrics.New(metrics.Config{Registerer: reg})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg, m := newMetrics(t)
 	b, err := circuitbreak.New(circuitbreak.Config{MinSamples: 4})
 	if err != nil {
 		t.Fatal(err)
@@ -74,11 +68,7 @@ func TestWatchBreaker(t *testing.T) {
 // TestWatchBreakerGroup: every breaker of a group is exported under its key,
 // with its own state; a removed key leaves the scrape.
 func TestWatchBreakerGroup(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	m, err := metrics.New(metrics.Config{Registerer: reg})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg, m := newMetrics(t)
 	g, err := circuitbreak.NewGroup(circuitbreak.Config{MinSamples: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -133,11 +123,7 @@ func TestWatchBreakerGroup(t *testing.T) {
 // TestBreakerTransitions: the OnStateChange hook counts each transition of a
 // group's breakers by states, without a per-key series.
 func TestBreakerTransitions(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	m, err := metrics.New(metrics.Config{Registerer: reg})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg, m := newMetrics(t)
 	g, err := circuitbreak.NewGroup(circuitbreak.Config{MinSamples: 1, OpenFor: time.Millisecond, HalfOpenSuccesses: 1,
 		OnStateChange: m.BreakerTransitions("hello.instances")})
 	if err != nil {

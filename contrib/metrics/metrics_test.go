@@ -29,11 +29,7 @@ import (
 // breaker states) with the values the calls made.
 func TestScrape(t *testing.T) {
 	start := time.Now()
-	reg := prometheus.NewRegistry()
-	m, err := metrics.New(metrics.Config{Registerer: reg})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg, m := newMetrics(t)
 	// A call of action "block" waits in the handler until release closes.
 	release := make(chan struct{})
 	block := func(_ context.Context, req *hello.EchoRequest) error {
@@ -174,6 +170,17 @@ func TestScrape(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+}
+
+// newMetrics returns a fresh registry and Metrics registered in it.
+func newMetrics(t *testing.T) (*prometheus.Registry, *metrics.Metrics) {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(metrics.Config{Registerer: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg, m
 }
 
 // scrape GETs the metrics endpoint at url.
