@@ -239,12 +239,14 @@ func (c *connection) resumeReading() {
 func (c *connection) process() {
 	defer func() {
 		if r := recover(); r != nil {
-			c.closeWith(errors.New("netpoll: OnRequest panicked"))
-			c.processing.Store(0)
-			c.finishHandlerIfClosed()
+			// Reported before the close, so that the panic is on record by
+			// the time the peer sees the connection end.
 			if c.loop != nil {
 				c.loop.reportPanic(r)
 			}
+			c.closeWith(errors.New("netpoll: OnRequest panicked"))
+			c.processing.Store(0)
+			c.finishHandlerIfClosed()
 		}
 	}()
 	onRequest := c.loop.cfg.OnRequest
