@@ -79,7 +79,14 @@ func TestScrape(t *testing.T) {
 
 	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	defer srv.Close()
+	// The server records a call after writing its reply, so the client can
+	// see the last reply before the server's counters hold it: scrape until
+	// they do (or 2 s pass; the checks below then report what is missing).
 	text := scrape(t, srv.URL)
+	for end := time.Now().Add(2 * time.Second); !strings.Contains(text, `petrel_request_duration_seconds_count{method="echo",service="Hello",side="server"} 6`+"\n") && time.Now().Before(end); {
+		time.Sleep(5 * time.Millisecond)
+		text = scrape(t, srv.URL)
+	}
 	for _, want := range []string{
 		`petrel_requests_total{code="ok",method="echo",service="Hello",side="client"} 5`,
 		`petrel_requests_total{code="application",method="echo",service="Hello",side="client"} 1`,
