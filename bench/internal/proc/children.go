@@ -55,9 +55,19 @@ func ChildEnv() []string {
 // a parent can wait for a child's output with a time limit. Lines of up to
 // 1 MiB are delivered whole.
 func Lines(r io.Reader) <-chan string {
+	return lines(r, nil)
+}
+
+// linesClosing is Lines, closing f at EOF.
+func linesClosing(f *os.File) <-chan string { return lines(f, f) }
+
+func lines(r io.Reader, c io.Closer) <-chan string {
 	ch := make(chan string, 16)
 	go func() {
 		defer close(ch)
+		if c != nil {
+			defer c.Close()
+		}
 		s := bufio.NewScanner(r)
 		s.Buffer(make([]byte, 64<<10), 1<<20)
 		for s.Scan() {
@@ -87,17 +97,27 @@ func (g *Group) Start(exe string, args []string, cpu int, stderr io.Writer) (*Ch
 	if err != nil {
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
+	// Not cmd.StdoutPipe: Wait closes that pipe as soon as the child has
+	// exited, and a last line the child wrote just before exiting ("result")
+	// could be lost unread. This read end is closed by the Lines goroutine
+	// at EOF, which comes once the child (and anything it started) is gone.
+	out, w, err := os.Pipe()
 	if err != nil {
+		in.Close()
 		return nil, err
 	}
-	if err := StartPinned(cmd, cpu); err != nil {
+	cmd.Stdout = w
+	err = StartPinned(cmd, cpu)
+	w.Close()
+	if err != nil {
+		out.Close()
+		in.Close()
 		return nil, err
 	}
 	g.Add(cmd.Process.Pid)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	return &Child{Cmd: cmd, Pid: cmd.Process.Pid, Stdin: in, Lines: Lines(out), Exited: exited}, nil
+	return &Child{Cmd: cmd, Pid: cmd.Process.Pid, Stdin: in, Lines: linesClosing(out), Exited: exited}, nil
 }
 
 // ExitStatus waits up to within for the child to exit and says how it did,

@@ -80,3 +80,32 @@ func TestChildEnvAndLines(t *testing.T) {
 		t.Errorf("Lines = %q", got)
 	}
 }
+
+// TestStartKeepsLastLine starts children that print a line and exit at once:
+// the line must reach Lines even when Wait has already seen the exit (with
+// cmd.StdoutPipe, Wait closed the pipe under the reader and a benchmark's
+// "result" line was lost).
+func TestStartKeepsLastLine(t *testing.T) {
+	echo, err := exec.LookPath("echo")
+	if err != nil {
+		t.Skip("no echo")
+	}
+	var g proc.Group
+	defer g.KillAll()
+	for i := 0; i < 200; i++ {
+		c, err := g.Start(echo, []string{"result"}, -1, os.Stderr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := <-c.Exited; err != nil {
+			t.Fatalf("echo: %v", err)
+		}
+		var got []string
+		for l := range c.Lines {
+			got = append(got, l)
+		}
+		if len(got) != 1 || got[0] != "result" {
+			t.Fatalf("run %d: lines %q, want [result]", i, got)
+		}
+	}
+}
