@@ -92,11 +92,13 @@ func (c *connection) onEvent(p *poller, ev int) {
 		return
 	}
 	if c.state.Load() != stateOpen {
-		if ev&evErr != 0 {
-			// Nothing more to learn from this fd; stop its events.
+		if ev&(evErr|evHup) != 0 {
+			// Nothing more to learn from this fd, and epoll reports an error
+			// or a hang-up on every wait, asked or not: stop its events. A
+			// waiting writer retries and meets the error.
 			c.op.detach()
-		}
-		if ev&(evWrite|evErr) != 0 {
+			c.wakeWriter()
+		} else if ev&evWrite != 0 {
 			c.wakeWriter()
 		}
 		return
@@ -182,9 +184,14 @@ func (c *connection) onReadable(p *poller, ev int) {
 	}
 }
 
+// handlerDriven reports whether an OnRequest handler reads the connection;
+// otherwise (a dialed connection) its user reads it in a goroutine of its
+// own, and the poller must leave the reading side alone.
+func (c *connection) handlerDriven() bool { return c.loop != nil && c.loop.cfg.OnRequest != nil }
+
 // dispatch hands the connection to a handler task unless one already owns it.
 func (c *connection) dispatch() {
-	if c.loop == nil || c.loop.cfg.OnRequest == nil {
+	if !c.handlerDriven() {
 		return
 	}
 	if c.processing.CompareAndSwap(0, 1) {
@@ -202,8 +209,10 @@ func (c *connection) wakeReader() {
 }
 
 // peerClosed records that the peer closed (or reset) the connection. Input
-// already read stays readable; the connection closes once the handler is done
-// with it.
+// already read stays readable. A handler-driven connection closes once the
+// handler is done with it. A dialed one closes now, but its input is its
+// user's: the poller leaves it alone, so a reply followed by the peer's
+// close is still read whole, however late the reader comes.
 func (c *connection) peerClosed(err error) {
 	if !c.state.CompareAndSwap(stateOpen, statePeerClosed) {
 		return
@@ -213,10 +222,12 @@ func (c *connection) peerClosed(err error) {
 	c.waitN.Store(-1)
 	c.wakeReader()
 	c.wakeWriter()
-	if c.loop != nil {
-		c.loop.disconnected(c)
+	if !c.handlerDriven() {
+		c.closeWith(nil)
+		return
 	}
-	if c.loop == nil || c.loop.cfg.OnRequest == nil || c.in.Len() == 0 {
+	c.loop.disconnected(c)
+	if c.in.Len() == 0 {
 		// Nothing to hand over: close now unless a handler runs; the handler
 		// closes it when it finishes.
 		if c.processing.CompareAndSwap(0, 1) {
@@ -481,14 +492,14 @@ func (c *connection) Slice(n int) (buf.Reader, error) {
 }
 
 // Release gives back the memory of the input read so far (all of it once the
-// input is drained or the connection is closed).
+// input is drained, or once a handler-driven connection is closed).
 func (c *connection) Release() error {
 	if c.in.Len() == 0 {
 		c.releaseInput()
 		return nil
 	}
-	if c.state.Load() == stateClosed {
-		c.dropInput()
+	if c.state.Load() == stateClosed && c.handlerDriven() {
+		c.dropInput() // nobody reads on after the handler
 		return nil
 	}
 	return c.in.Release()
@@ -648,7 +659,7 @@ func (c *connection) Close() error {
 	// A handler-driven connection gives back its input when no handler holds
 	// it. A dialed connection's reader may be running now: its input goes back
 	// at the reader's next Release.
-	if c.loop != nil && c.loop.cfg.OnRequest != nil && c.processing.CompareAndSwap(0, 1) {
+	if c.handlerDriven() && c.processing.CompareAndSwap(0, 1) {
 		c.dropInput()
 		c.processing.Store(0)
 	}
@@ -707,6 +718,9 @@ func (c *connection) runCloseCallbacks() {
 // AddCloseCallback registers f to run once after the connection closes (at
 // once if it already has). Callbacks run in reverse order of registration.
 func (c *connection) AddCloseCallback(f func(Connection) error) error {
+	if f == nil {
+		return errors.New("netpoll: AddCloseCallback: nil callback")
+	}
 	c.cbMu.Lock()
 	if c.finished {
 		c.cbMu.Unlock()

@@ -144,13 +144,16 @@ func TestReadTimeoutIsNetError(t *testing.T) {
 	}
 }
 
-func TestPeerCloseAndResetErrors(t *testing.T) {
-	// A server that never answers, so the client sees the close.
-	accepted := make(chan netpoll.Connection, 2)
-	_, addr := serve(t, netpoll.Config{
+// silentPair serves connections that are never answered and dials one. It
+// returns the dialed side, the server's side, the address and the channel
+// the server's side of each later connection arrives on.
+func silentPair(t *testing.T) (c, sc netpoll.Connection, addr string, accepted <-chan netpoll.Connection) {
+	t.Helper()
+	ch := make(chan netpoll.Connection, 2)
+	_, addr = serve(t, netpoll.Config{
 		OnRequest: func(context.Context, netpoll.Connection) error { return nil },
 		OnConnect: func(ctx context.Context, c netpoll.Connection) context.Context {
-			accepted <- c
+			ch <- c
 			return ctx
 		},
 	})
@@ -158,8 +161,12 @@ func TestPeerCloseAndResetErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	sc := <-accepted
+	t.Cleanup(func() { c.Close() })
+	return c, <-ch, addr, ch
+}
+
+func TestPeerCloseAndResetErrors(t *testing.T) {
+	c, sc, addr, accepted := silentPair(t)
 	sc.Close()
 	if _, err := c.Reader().Next(1); !errors.Is(err, io.EOF) || !errors.Is(err, netpoll.ErrPeerClosed) {
 		t.Fatalf("read after the peer closed: %v", err)

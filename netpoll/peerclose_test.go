@@ -1,0 +1,145 @@
+//go:build linux
+
+package netpoll_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/petrel-rpc/petrel/netpoll"
+)
+
+// TestDialedKeepsInputAfterPeerClose: what the peer sent before closing
+// stays readable on a dialed connection, however late the reader comes.
+func TestDialedKeepsInputAfterPeerClose(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	msg := bytes.Repeat([]byte("reply-"), 1000)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write(msg)
+			c.Close()
+		}
+	}()
+	for i := 0; i < 50; i++ {
+		c, err := netpoll.DialConnection("tcp", ln.Addr().String(), time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Let the reply and the close arrive before reading.
+		for deadline := time.Now().Add(time.Second); c.IsActive() && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
+		got, err := c.Reader().Next(len(msg))
+		if err != nil {
+			t.Fatalf("connection %d: reading the %d bytes sent before the close: %v", i, len(msg), err)
+		}
+		if !bytes.Equal(got, msg) {
+			t.Fatalf("connection %d: read wrong bytes", i)
+		}
+		if _, err := c.Reader().Next(1); !errors.Is(err, io.EOF) {
+			t.Fatalf("connection %d: after the reply: %v, want EOF", i, err)
+		}
+		c.Close()
+	}
+}
+
+// TestResetDuringHandlerDoesNotSpin: a connection reset by its peer while
+// its handler still runs costs no CPU until the handler returns (epoll
+// reports a hang-up on every wait, asked or not; the poller must not wake
+// for it over and over).
+func TestResetDuringHandlerDoesNotSpin(t *testing.T) {
+	inHandler, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	_, addr := serve(t, netpoll.Config{
+		OnRequest: func(_ context.Context, c netpoll.Connection) error {
+			c.Reader().Skip(c.Reader().Len())
+			c.Reader().Release()
+			inHandler <- struct{}{}
+			<-release
+			return nil
+		},
+	})
+	raw, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	<-inHandler
+	raw.(*net.TCPConn).SetLinger(0)
+	raw.Close()
+	time.Sleep(50 * time.Millisecond) // the reset arrives
+	before := cpuTime()
+	time.Sleep(300 * time.Millisecond)
+	if used := cpuTime() - before; used > 100*time.Millisecond {
+		t.Fatalf("the process used %v of CPU in 300ms while a handler held a reset connection", used)
+	}
+}
+
+// TestCloseCallbacks: callbacks run once each, newest first, when the
+// connection closes, whether the peer or the user closes it; one added
+// after the close runs at once.
+func TestCloseCallbacks(t *testing.T) {
+	c, sc, _, _ := silentPair(t)
+	var mu sync.Mutex
+	var order []string
+	record := func(name string) func(netpoll.Connection) error {
+		return func(netpoll.Connection) error {
+			mu.Lock()
+			order = append(order, name)
+			mu.Unlock()
+			return nil
+		}
+	}
+	ran := make(chan struct{})
+	for _, conn := range []netpoll.Connection{c, sc} {
+		if err := conn.AddCloseCallback(nil); err == nil {
+			t.Error("AddCloseCallback(nil): no error")
+		}
+	}
+	c.AddCloseCallback(func(netpoll.Connection) error { close(ran); return nil })
+	c.AddCloseCallback(record("client first"))
+	c.AddCloseCallback(record("client second"))
+	sc.AddCloseCallback(record("server"))
+
+	sc.Close() // the server's closes locally; the client's peer closed
+	timeout := time.NewTimer(2 * time.Second)
+	defer timeout.Stop()
+	select {
+	case <-ran:
+	case <-timeout.C:
+		t.Fatal("the dialed connection's callbacks did not run after the peer's close")
+	}
+	c.Close() // no second run
+	c.AddCloseCallback(record("client late"))
+	// Each connection's callbacks in order; the two connections' relative
+	// order is not defined (the client may see the close first).
+	mu.Lock()
+	var client []string
+	for _, name := range order {
+		if strings.HasPrefix(name, "client") {
+			client = append(client, name)
+		}
+	}
+	all := strings.Join(order, ", ")
+	mu.Unlock()
+	if got, want := strings.Join(client, ", "), "client second, client first, client late"; got != want || len(order) != 4 {
+		t.Errorf("callbacks ran as %q, want %q and the server's once", all, want)
+	}
+}
