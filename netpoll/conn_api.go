@@ -34,6 +34,17 @@ type Connection interface {
 	SetIdleTimeout(d time.Duration) error
 	// AddCloseCallback registers f to run once after the connection closes.
 	AddCloseCallback(f func(Connection) error) error
+	// Hold keeps a connection of an EventLoop open for writing after the
+	// peer has closed its side, until the matching Unhold. Without holds
+	// such a connection closes as soon as OnRequest returns; an OnRequest
+	// that hands requests to other goroutines holds the connection for
+	// each, from OnRequest, so that their replies still reach a peer that
+	// shut down only its sending side. Shutdown counts a held connection
+	// as busy; a local Close does not wait for holds. It has no effect on
+	// dialed connections.
+	Hold()
+	// Unhold ends a Hold.
+	Unhold()
 }
 
 // defaultInputCap is the input a connection buffers before reading pauses.

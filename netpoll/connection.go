@@ -34,6 +34,7 @@ type connection struct {
 	state      atomic.Int32
 	closeErr   atomic.Pointer[error] // why it closed
 	processing atomic.Int32          // 1 while a handler task owns the connection
+	holds      atomic.Int32          // Hold minus Unhold calls
 	rseq       atomic.Uint64         // bumped by the poller after each read
 	inGuard    atomic.Int32          // 1 while the poller reads or the handler resets in
 	waitN      atomic.Int64          // bytes a blocked reader waits for; 0 when none
@@ -228,11 +229,9 @@ func (c *connection) peerClosed(err error) {
 	}
 	c.loop.disconnected(c)
 	if c.in.Len() == 0 {
-		// Nothing to hand over: close now unless a handler runs; the handler
-		// closes it when it finishes.
-		if c.processing.CompareAndSwap(0, 1) {
-			c.finishHandler()
-		}
+		// Nothing to hand over: close now unless a handler runs or a hold
+		// is left; the handler or the last Unhold closes it.
+		c.finishIfDone()
 		return
 	}
 	c.dispatch()
@@ -257,7 +256,7 @@ func (c *connection) process() {
 			}
 			c.closeWith(errors.New("netpoll: OnRequest panicked"))
 			c.processing.Store(0)
-			c.finishHandlerIfClosed()
+			c.finishIfDone()
 		}
 	}()
 	onRequest := c.loop.cfg.OnRequest
@@ -281,9 +280,7 @@ func (c *connection) process() {
 		}
 		c.processing.Store(0)
 		if c.state.Load() != stateOpen {
-			if c.processing.CompareAndSwap(0, 1) {
-				c.finishHandler()
-			}
+			c.finishIfDone()
 			return
 		}
 		if c.rseq.Load() != seq && c.processing.CompareAndSwap(0, 1) {
@@ -323,9 +320,30 @@ func (c *connection) dropInput() {
 	}
 }
 
-func (c *connection) finishHandlerIfClosed() {
-	if c.state.Load() != stateOpen && c.processing.CompareAndSwap(0, 1) {
-		c.finishHandler()
+// finishIfDone finishes a connection that is no longer open once no handler
+// runs and, while only the peer has closed, no hold is left. Whoever sees
+// the last of these go calls it; when two race, one of them finishes.
+func (c *connection) finishIfDone() {
+	for c.state.Load() != stateOpen && c.processing.CompareAndSwap(0, 1) {
+		if c.holds.Load() == 0 || c.state.Load() == stateClosed {
+			c.finishHandler()
+			return
+		}
+		c.processing.Store(0)
+		if c.holds.Load() != 0 {
+			return // the last Unhold comes here again
+		}
+	}
+}
+
+// Hold keeps a handler-driven connection open for writing after its peer
+// has closed, until the matching Unhold.
+func (c *connection) Hold() { c.holds.Add(1) }
+
+// Unhold ends a Hold; after the last, a connection the peer closed closes.
+func (c *connection) Unhold() {
+	if c.holds.Add(-1) == 0 {
+		c.finishIfDone()
 	}
 }
 

@@ -132,7 +132,7 @@ func (l *EventLoop) closeIdle() int {
 	l.mu.Lock()
 	var idle []*connection
 	for c := range l.conns {
-		if c.processing.Load() == 0 && c.in.Len() == 0 {
+		if c.processing.Load() == 0 && c.in.Len() == 0 && c.holds.Load() == 0 {
 			idle = append(idle, c)
 		}
 	}
@@ -195,13 +195,13 @@ func (l *EventLoop) accepted(c *connection) error {
 		l.pool.Go(func() {
 			c.setContext(l.cfg.OnConnect(c.context(), c))
 			c.processing.Store(0)
-			if c.state.Load() != stateOpen {
-				c.finishHandlerIfClosed()
-				return
-			}
+			// Input that came meanwhile is served even if the peer has
+			// closed since; the handler then finishes the connection.
 			if c.in.Len() > 0 {
 				c.dispatch()
+				return
 			}
+			c.finishIfDone()
 		})
 	}
 	return nil

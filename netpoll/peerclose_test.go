@@ -143,3 +143,67 @@ func TestCloseCallbacks(t *testing.T) {
 		t.Errorf("callbacks ran as %q, want %q and the server's once", all, want)
 	}
 }
+
+// TestInputBeforeSlowOnConnectIsServed: requests that arrive, with the
+// peer's close, while OnConnect still runs are handed to OnRequest once it
+// is done, not dropped.
+func TestInputBeforeSlowOnConnectIsServed(t *testing.T) {
+	_, addr := serve(t, netpoll.Config{
+		OnConnect: func(ctx context.Context, c netpoll.Connection) context.Context {
+			time.Sleep(50 * time.Millisecond)
+			return ctx
+		},
+		OnRequest: echo,
+	})
+	raw, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	raw.Write([]byte("hello"))
+	raw.(*net.TCPConn).CloseWrite()
+	raw.SetReadDeadline(time.Now().Add(5 * time.Second))
+	got, err := io.ReadAll(raw)
+	if err != nil || string(got) != "hello" {
+		t.Fatalf("read %q, %v; want the echo of %q", got, err, "hello")
+	}
+}
+
+// TestHoldKeepsPeerClosedConnectionOpen: a reply written after OnRequest
+// returned, by a goroutine holding the connection, still reaches a peer
+// that shut down its sending side; the connection closes after Unhold.
+func TestHoldKeepsPeerClosedConnectionOpen(t *testing.T) {
+	done := make(chan struct{})
+	_, addr := serve(t, netpoll.Config{
+		OnRequest: func(_ context.Context, c netpoll.Connection) error {
+			r := c.Reader()
+			in, err := r.Next(r.Len())
+			if err != nil {
+				return err
+			}
+			msg := string(in)
+			r.Release()
+			c.Hold()
+			go func() {
+				defer close(done)
+				defer c.Unhold()
+				time.Sleep(50 * time.Millisecond)
+				c.Write([]byte("late " + msg))
+			}()
+			return nil
+		},
+	})
+	raw, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	raw.Write([]byte("hello"))
+	raw.(*net.TCPConn).CloseWrite()
+	raw.SetReadDeadline(time.Now().Add(5 * time.Second))
+	got, err := io.ReadAll(raw) // to EOF: the connection closes after Unhold
+	if err != nil || string(got) != "late hello" {
+		t.Fatalf("read %q, %v; want %q and the close", got, err, "late hello")
+	}
+	<-done
+}

@@ -35,7 +35,10 @@ type connState struct {
 	queued  int          // guarded by wmu: replies written and not flushed
 	writers atomic.Int32 // goroutines writing or waiting for wmu
 
-	inflight atomic.Int32 // TTHeader requests of this connection read and not yet answered
+	// TTHeader requests of this connection read and not yet answered; each
+	// holds the connection (netpoll Hold), so that a client that shuts down
+	// its sending side after its requests still gets their replies.
+	inflight atomic.Int32
 
 	reject  bool        // set in onPrepare, read in onConnect (same order as netpoll runs them)
 	counted atomic.Bool // the connection holds a place in the server's limiter
@@ -121,6 +124,18 @@ func (s *Server) onRequest(ctx context.Context, conn netpoll.Connection) error {
 	return cs.flushQueued()
 }
 
+// callStarted and callDone count a TTHeader call in flight and hold the
+// connection for it.
+func (cs *connState) callStarted() int32 {
+	cs.conn.Hold()
+	return cs.inflight.Add(1)
+}
+
+func (cs *connState) callDone() {
+	cs.inflight.Add(-1)
+	cs.conn.Unhold()
+}
+
 // handle dispatches one request read into c.hdr; body aliases the
 // connection's input until it is released here.
 func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32, body []byte, concurrent bool) error {
@@ -202,7 +217,7 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 			c.deadline = now + int64(c.timeout)
 		}
 	}
-	if concurrent && c.cs.inflight.Add(1) <= maxConnInflight {
+	if concurrent && c.cs.callStarted() <= maxConnInflight {
 		s.pool.Go(c.run)
 		return nil
 	}
@@ -300,7 +315,7 @@ func (c *call) serve(flush bool) {
 	cs := c.cs
 	putCall(c)
 	if cs.proto == transport.TTHeader {
-		cs.inflight.Add(-1)
+		cs.callDone()
 	}
 }
 
