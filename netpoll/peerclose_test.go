@@ -155,15 +155,7 @@ func TestInputBeforeSlowOnConnectIsServed(t *testing.T) {
 		},
 		OnRequest: echo,
 	})
-	raw, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	raw.Write([]byte("hello"))
-	raw.(*net.TCPConn).CloseWrite()
-	raw.SetReadDeadline(time.Now().Add(5 * time.Second))
-	got, err := io.ReadAll(raw)
+	got, err := halfCloseExchange(t, addr, "hello")
 	if err != nil || string(got) != "hello" {
 		t.Fatalf("read %q, %v; want the echo of %q", got, err, "hello")
 	}
@@ -193,17 +185,26 @@ func TestHoldKeepsPeerClosedConnectionOpen(t *testing.T) {
 			return nil
 		},
 	})
+	got, err := halfCloseExchange(t, addr, "hello") // to EOF: it closes after Unhold
+	if err != nil || string(got) != "late hello" {
+		t.Fatalf("read %q, %v; want %q and the close", got, err, "late hello")
+	}
+	<-done
+}
+
+// halfCloseExchange dials addr, sends msg, shuts down its sending side and
+// returns everything it reads until the server closes (5 s at most).
+func halfCloseExchange(t *testing.T, addr, msg string) ([]byte, error) {
+	t.Helper()
 	raw, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer raw.Close()
-	raw.Write([]byte("hello"))
+	if _, err := raw.Write([]byte(msg)); err != nil {
+		t.Fatal(err)
+	}
 	raw.(*net.TCPConn).CloseWrite()
 	raw.SetReadDeadline(time.Now().Add(5 * time.Second))
-	got, err := io.ReadAll(raw) // to EOF: the connection closes after Unhold
-	if err != nil || string(got) != "late hello" {
-		t.Fatalf("read %q, %v; want %q and the close", got, err, "late hello")
-	}
-	<-done
+	return io.ReadAll(raw)
 }
