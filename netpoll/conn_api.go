@@ -32,7 +32,10 @@ type Connection interface {
 	// SetIdleTimeout closes the connection after d without input; 0 means
 	// never.
 	SetIdleTimeout(d time.Duration) error
-	// AddCloseCallback registers f to run once after the connection closes.
+	// AddCloseCallback registers f to run once after the connection closes,
+	// on the goroutine that closes it, which may be a poller's: f must not
+	// block. Callbacks run newest first; one added after the close runs at
+	// once. A nil f is an error.
 	AddCloseCallback(f func(Connection) error) error
 	// Hold keeps a connection of an EventLoop open for writing after the
 	// peer has closed its side, until the matching Unhold. Without holds
