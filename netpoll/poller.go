@@ -73,7 +73,7 @@ func (op *fdOperator) changeInterest(add, keep int) error {
 }
 
 // dialed reports whether op is a connection made by a Dialer.
-func (op *fdOperator) dialed() bool { return op.conn != nil && op.conn.loop == nil }
+func (op *fdOperator) dialed() bool { return op.conn != nil && !op.conn.handlerDriven() }
 
 // detach stops the fd's events for good (the fd stays open until retired).
 func (op *fdOperator) detach() {

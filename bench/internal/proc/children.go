@@ -53,19 +53,12 @@ func ChildEnv() []string {
 
 // Lines delivers the lines read from r on a channel, closed at EOF, so that
 // a parent can wait for a child's output with a time limit. Lines of up to
-// 1 MiB are delivered whole.
+// 1 MiB are delivered whole. r is closed at EOF when it is an io.Closer.
 func Lines(r io.Reader) <-chan string {
-	return lines(r, nil)
-}
-
-// linesClosing is Lines, closing f at EOF.
-func linesClosing(f *os.File) <-chan string { return lines(f, f) }
-
-func lines(r io.Reader, c io.Closer) <-chan string {
 	ch := make(chan string, 16)
 	go func() {
 		defer close(ch)
-		if c != nil {
+		if c, ok := r.(io.Closer); ok {
 			defer c.Close()
 		}
 		s := bufio.NewScanner(r)
@@ -117,7 +110,7 @@ func (g *Group) Start(exe string, args []string, cpu int, stderr io.Writer) (*Ch
 	g.Add(cmd.Process.Pid)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	return &Child{Cmd: cmd, Pid: cmd.Process.Pid, Stdin: in, Lines: linesClosing(out), Exited: exited}, nil
+	return &Child{Cmd: cmd, Pid: cmd.Process.Pid, Stdin: in, Lines: Lines(out), Exited: exited}, nil
 }
 
 // ExitStatus waits up to within for the child to exit and says how it did,
