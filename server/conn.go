@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strconv"
 	"strings"
@@ -154,8 +155,9 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 	}
 	if typ != thrift.CALL && typ != thrift.ONEWAY {
 		msg := "server: message type " + typ.String() + " is not a call"
+		name = string([]byte(name)) // copy: name aliases the input
 		r.Release()
-		return c.rejectAndFree("", thrift.ExceptionInvalidMessageType, msg, !concurrent)
+		return c.rejectAndFree(name, thrift.ExceptionInvalidMessageType, msg, !concurrent)
 	}
 	m := s.lookup(name, c.hdr.IntInfo[transport.KeyToService])
 	if m == nil {
@@ -213,7 +215,13 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 	c.m, c.args, c.oneway, c.ctx = m, args, oneway, ctx
 	if ms := c.hdr.IntInfo[transport.KeyRPCTimeout]; ms != "" {
 		if n, err := strconv.ParseInt(ms, 10, 64); err == nil && n > 0 {
-			c.timeout = time.Duration(n) * time.Millisecond
+			// A timeout whose deadline is past what int64 nanoseconds hold
+			// (year 2262) ends there instead of overflowing into the past.
+			if n > (math.MaxInt64-now)/int64(time.Millisecond) {
+				c.timeout = time.Duration(math.MaxInt64 - now)
+			} else {
+				c.timeout = time.Duration(n) * time.Millisecond
+			}
 			c.deadline = now + int64(c.timeout)
 		}
 	}

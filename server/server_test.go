@@ -208,6 +208,49 @@ func TestTTHeaderInfoAndDeadline(t *testing.T) {
 	}
 }
 
+// deadlineReporter answers with what its context says of the deadline.
+type deadlineReporter struct{}
+
+func (deadlineReporter) Echo(ctx context.Context, req *echotest.Request) (*echotest.Response, error) {
+	dl, ok := ctx.Deadline()
+	return &echotest.Response{Msg: fmt.Sprintf("%v %d %v", ok, dl.Year(), ctx.Err())}, nil
+}
+func (deadlineReporter) Notify(ctx context.Context, msg string) error { return nil }
+
+// TestRPCTimeoutBeyondInt64: an RPC timeout whose nanoseconds overflow
+// int64 (as a Duration, or added to the clock) gives the handler the
+// farthest deadline there is, not one in the past.
+func TestRPCTimeoutBeyondInt64(t *testing.T) {
+	_, addr := startWith(t, server.New(), deadlineReporter{})
+	c := dial(t, addr, transport.TTHeader)
+	for i, v := range []string{"9000000000000", "9223372036854775", "9223372036854775807"} {
+		h := &transport.Header{}
+		h.SetInt(transport.KeyRPCTimeout, v)
+		res, _ := c.call(int32(i), "x", "", h)
+		if got := res.Success.GetMsg(); got != "true 2262 <nil>" {
+			t.Errorf("timeout %s ms: the handler's deadline and error: %q, want %q", v, got, "true 2262 <nil>")
+		}
+	}
+}
+
+// TestNonCallMessage: a REPLY or EXCEPTION sent to the server is answered
+// with INVALID_MESSAGE_TYPE under the name it was sent with.
+func TestNonCallMessage(t *testing.T) {
+	_, _, addr := startServer(t)
+	for _, p := range protocols {
+		c := dial(t, addr, p)
+		for i, typ := range []thrift.MessageType{thrift.REPLY, thrift.EXCEPTION} {
+			if err := c.send("echo", typ, int32(i), &echotest.EchoEchoArgs{}, nil); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := c.recv(nil)
+			if err != nil || rep.typ != thrift.EXCEPTION || rep.seq != int32(i) || rep.name != "echo" || rep.ex.Type != thrift.ExceptionInvalidMessageType {
+				t.Fatalf("%v %v: %v %+v %v", p, typ, err, rep, rep.ex)
+			}
+		}
+	}
+}
+
 func TestMiddleware(t *testing.T) {
 	var mu sync.Mutex
 	var trace []string
