@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/petrel-rpc/petrel/buf"
 	"github.com/petrel-rpc/petrel/codec/thrift"
 	"github.com/petrel-rpc/petrel/limit"
 	"github.com/petrel-rpc/petrel/metainfo"
@@ -41,6 +42,8 @@ type connState struct {
 	// its sending side after its requests still gets their replies.
 	inflight atomic.Int32
 
+	rd reqReader // the connection's Reader as onRequest reads requests
+
 	reject  bool        // set in onPrepare, read in onConnect (same order as netpoll runs them)
 	counted atomic.Bool // the connection holds a place in the server's limiter
 }
@@ -49,6 +52,7 @@ type connKey struct{}
 
 func (s *Server) onPrepare(conn netpoll.Connection) context.Context {
 	cs := &connState{s: s, conn: conn}
+	cs.rd = reqReader{Reader: conn.Reader(), cs: cs}
 	if s.lim.AcquireConn() {
 		cs.counted.Store(true)
 	} else {
@@ -90,7 +94,7 @@ func (s *Server) onRequest(ctx context.Context, conn netpoll.Connection) error {
 	if cs == nil || cs.reject {
 		return errors.New("server: connection without state")
 	}
-	r := conn.Reader()
+	r := &cs.rd
 	if cs.proto == 0 {
 		p, err := transport.DetectReader(r)
 		if err != nil {
@@ -123,6 +127,81 @@ func (s *Server) onRequest(ctx context.Context, conn netpoll.Connection) error {
 		}
 	}
 	return cs.flushQueued()
+}
+
+// reqReader is the connection's Reader as onRequest reads requests with
+// it. onRequest runs only once input has arrived and never waits for a
+// request that has not begun, so every wait here is for the rest of a
+// request. Before a read that must wait, reqReader flushes the replies
+// queued (the client may wait for them before it sends the rest). Reads
+// whose bytes are buffered cost nothing more than the connection's own.
+type reqReader struct {
+	buf.Reader
+	cs *connState
+}
+
+// wait readies a read of n bytes.
+func (r *reqReader) wait(n int) error {
+	if n <= r.Reader.Len() {
+		return nil
+	}
+	return r.cs.flushQueued()
+}
+
+func (r *reqReader) Next(n int) ([]byte, error) {
+	if err := r.wait(n); err != nil {
+		return nil, err
+	}
+	return r.Reader.Next(n)
+}
+
+func (r *reqReader) Peek(n int) ([]byte, error) {
+	if err := r.wait(n); err != nil {
+		return nil, err
+	}
+	return r.Reader.Peek(n)
+}
+
+func (r *reqReader) Skip(n int) error {
+	if err := r.wait(n); err != nil {
+		return err
+	}
+	return r.Reader.Skip(n)
+}
+
+func (r *reqReader) Until(delim byte) ([]byte, error) {
+	if err := r.wait(r.Reader.Len() + 1); err != nil {
+		return nil, err
+	}
+	return r.Reader.Until(delim)
+}
+
+func (r *reqReader) ReadByte() (byte, error) {
+	if err := r.wait(1); err != nil {
+		return 0, err
+	}
+	return r.Reader.ReadByte()
+}
+
+func (r *reqReader) ReadString(n int) (string, error) {
+	if err := r.wait(n); err != nil {
+		return "", err
+	}
+	return r.Reader.ReadString(n)
+}
+
+func (r *reqReader) ReadBinary(n int) ([]byte, error) {
+	if err := r.wait(n); err != nil {
+		return nil, err
+	}
+	return r.Reader.ReadBinary(n)
+}
+
+func (r *reqReader) Slice(n int) (buf.Reader, error) {
+	if err := r.wait(n); err != nil {
+		return nil, err
+	}
+	return r.Reader.Slice(n)
 }
 
 // callStarted and callDone count a TTHeader call in flight and hold the

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petrel-rpc/petrel/buf"
 	"github.com/petrel-rpc/petrel/codec/thrift"
 	"github.com/petrel-rpc/petrel/endpoint"
 	"github.com/petrel-rpc/petrel/rpcinfo"
@@ -330,6 +331,47 @@ func TestPipelinedFramedInOrder(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestReplyNotHeldForNextRequest: a Framed or Buffered client that sends a
+// request and the first bytes of the next one in one write gets the first
+// reply while the server waits for the rest of the second request (a client
+// that waits for it before sending the rest would otherwise deadlock).
+func TestReplyNotHeldForNextRequest(t *testing.T) {
+	_, _, addr := startServer(t)
+	for _, p := range []transport.Protocol{transport.Framed, transport.Buffered} {
+		c := dial(t, addr, p)
+		w := c.conn.Writer()
+		a := &echotest.EchoEchoArgs{Req: &echotest.Request{Action: "echo", Msg: "A"}}
+		if err := transport.WriteMessage(w, p, nil, "echo", thrift.CALL, 1, a); err != nil {
+			t.Fatal(err)
+		}
+		b := requestBytes(t, p, 2, "B")
+		w.WriteBinary(b[:len(b)/2])
+		w.Flush()
+		c.conn.SetReadTimeout(time.Second)
+		res := new(echotest.EchoEchoResult)
+		if rep, err := c.recv(res); err != nil || rep.seq != 1 || res.Success.GetMsg() != "A" {
+			t.Fatalf("%v: the reply to the first request while the second is incomplete: %v %+v", p, err, rep)
+		}
+		// The rest of the second request is read on as usual.
+		w.WriteBinary(b[len(b)/2:])
+		w.Flush()
+		if rep, err := c.recv(res); err != nil || rep.seq != 2 || res.Success.GetMsg() != "B" {
+			t.Fatalf("%v: the reply to the second request: %v %+v", p, err, rep)
+		}
+	}
+}
+
+// requestBytes returns an echo request of protocol p as it goes on the wire.
+func requestBytes(t *testing.T, p transport.Protocol, seq int32, msg string) []byte {
+	lb := buf.NewLinkBuffer()
+	args := &echotest.EchoEchoArgs{Req: &echotest.Request{Action: "echo", Msg: msg}}
+	if err := transport.WriteMessage(lb, p, &transport.Header{Protocol: p}, "echo", thrift.CALL, seq, args); err != nil {
+		t.Fatal(err)
+	}
+	lb.Flush()
+	return lb.Bytes()
 }
 
 func TestMaxMessageSize(t *testing.T) {
