@@ -86,9 +86,10 @@ type LinkBuffer struct {
 	first atomic.Pointer[node]
 
 	// Reader side.
-	head *node // oldest node not yet released
-	read *node // node the next read starts in
-	held *node // blocks allocated for reads that span nodes, freed at Release
+	head *node    // oldest node not yet released
+	read *node    // node the next read starts in
+	held *node    // blocks allocated for reads that span nodes, freed at Release
+	span spanCopy // the last Peek that spanned nodes, which a longer one extends
 
 	// Writer side.
 	write     *node // last node
@@ -418,13 +419,25 @@ func (b *LinkBuffer) Next(n int) ([]byte, error) {
 		b.length.Add(int64(-n))
 		return p, nil
 	}
+	if b.span.at(r) && n <= len(b.span.blk.buf) {
+		// A Peek that spanned nodes copied (some of) these bytes already.
+		p := b.spanned(n)
+		b.span = spanCopy{}
+		b.advance(n)
+		b.length.Add(int64(-n))
+		return p, nil
+	}
 	p := b.holdBlock(n)
 	b.copyOut(p, true)
 	b.length.Add(int64(-n))
 	return p, nil
 }
 
-// Peek returns the next n bytes without advancing.
+// Peek returns the next n bytes without advancing. When they span nodes they
+// are copied into a block held until Release; a later Peek of more bytes at
+// the same position (a reader walking a message as it arrives) copies only
+// the bytes it adds, so peeking growing prefixes of m bytes copies O(m) bytes
+// in all, and a Next at that position takes the copy without copying again.
 func (b *LinkBuffer) Peek(n int) ([]byte, error) {
 	if n <= 0 {
 		if n < 0 {
@@ -439,9 +452,61 @@ func (b *LinkBuffer) Peek(n int) ([]byte, error) {
 	if int(r.end.Load())-r.off >= n {
 		return r.buf[r.off : r.off+n : r.off+n], nil
 	}
-	p := b.holdBlock(n)
-	b.copyOut(p, false)
-	return p, nil
+	return b.spanned(n), nil
+}
+
+// spanCopy is the copy made by the last Peek that spanned nodes: blk (a held
+// block) holds the n readable bytes from position (from, fromOff), which end
+// at position (to, toOff). Positions stay meaningful until Release, which
+// frees the nodes they name and clears the copy.
+type spanCopy struct {
+	blk            *node
+	n              int
+	from, to       *node
+	fromOff, toOff int
+}
+
+// at reports whether the copy starts at the read position r (from readNode).
+func (c *spanCopy) at(r *node) bool {
+	return c.blk != nil && c.from == r && c.fromOff == r.off
+}
+
+// spanned returns the next n readable bytes (n > 0, readable, readNode called)
+// in a held block without advancing: the span copy, extended by the bytes it
+// lacks, or moved to a block at least twice as large when it is too small
+// (so growing peeks copy each byte a bounded number of times and hold blocks
+// of at most four times their final size), or started afresh when the read
+// position moved.
+func (b *LinkBuffer) spanned(n int) []byte {
+	c := &b.span
+	r := b.read
+	if !c.at(r) {
+		*c = spanCopy{blk: b.holdNode(n), from: r, fromOff: r.off, to: r, toOff: r.off}
+	} else if n > len(c.blk.buf) {
+		blk := b.holdNode(max(n, 2*len(c.blk.buf)))
+		copy(blk.buf, c.blk.buf[:c.n])
+		c.blk = blk
+	}
+	if n > c.n {
+		c.to, c.toOff = copyFrom(c.blk.buf[c.n:n], c.to, c.toOff)
+		c.n = n
+	}
+	return c.blk.buf[:n:n]
+}
+
+// copyFrom copies len(p) readable bytes starting at offset off of node t into
+// p and returns the position just after them.
+func copyFrom(p []byte, t *node, off int) (*node, int) {
+	for done := 0; ; {
+		k := copy(p[done:], t.buf[off:t.end.Load()])
+		done += k
+		off += k
+		if done == len(p) {
+			return t, off
+		}
+		t = t.next.Load()
+		off = t.off
+	}
 }
 
 // Skip advances past the next n bytes.
@@ -455,8 +520,17 @@ func (b *LinkBuffer) Skip(n int) error {
 	if l := b.length.Load(); int64(n) > l {
 		return notEnough("Skip", n, l)
 	}
+	b.readNode()
+	b.advance(n)
+	b.length.Add(int64(-n))
+	return nil
+}
+
+// advance moves the read position past n readable bytes; the caller has
+// called readNode and updates length.
+func (b *LinkBuffer) advance(n int) {
 	left := n
-	r := b.readNode()
+	r := b.read
 	for {
 		k := int(r.end.Load()) - r.off
 		if k >= left {
@@ -468,8 +542,6 @@ func (b *LinkBuffer) Skip(n int) error {
 		r = r.next.Load()
 	}
 	b.read = r
-	b.length.Add(int64(-n))
-	return nil
 }
 
 // ReadByte returns the next byte.
@@ -605,6 +677,7 @@ func (b *LinkBuffer) Release() error {
 		h = nx
 	}
 	b.held = nil
+	b.span = spanCopy{}
 	r := b.read
 	if r == nil {
 		return nil
@@ -671,10 +744,15 @@ func (b *LinkBuffer) Segments(dst [][]byte, max int) [][]byte {
 
 // holdBlock returns n bytes of pooled memory that stays valid until Release.
 func (b *LinkBuffer) holdBlock(n int) []byte {
+	return b.holdNode(n).buf[:n:n]
+}
+
+// holdNode returns a block of at least n bytes that stays valid until Release.
+func (b *LinkBuffer) holdNode(n int) *node {
 	h := newNode(n)
 	h.heldNext = b.held
 	b.held = h
-	return h.buf[:n:n]
+	return h
 }
 
 // copyOut copies len(p) readable bytes into p, advancing the read position when

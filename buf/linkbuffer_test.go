@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -204,6 +205,172 @@ func TestConcurrentProducerConsumer(t *testing.T) {
 	for sent := 0; sent < total; {
 		iov = b.Book(1, iov[:0])
 		n := min(len(iov[0]), 1500, total-sent)
+		for i := range n {
+			iov[0][i] = c
+			c++
+		}
+		b.BookAck(n)
+		b.Flush()
+		sent += n
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// totalAlloc returns the bytes allocated so far by the whole process.
+func totalAlloc() uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.TotalAlloc
+}
+
+// TestGrowingPeeksCopyOnce peeks the whole readable content each time a
+// piece arrives, as a reader that walks a message still arriving does. The
+// bytes span many nodes, so each Peek returns a copy; a longer Peek copies
+// only what it adds, earlier Peeks stay valid, and the Next that takes the
+// message returns that copy. Copying the prefix again on each Peek
+// allocated 45 MiB for this 256 KiB message (178 times its size), each copy
+// held until Release.
+func TestGrowingPeeksCopyOnce(t *testing.T) {
+	const size, piece = 256 << 10, 1000
+	msg := make([]byte, size)
+	for i := range msg {
+		msg[i] = byte(i * 7)
+	}
+	b := buf.NewLinkBuffer()
+	defer b.Reset()
+	var views [][]byte
+	before := totalAlloc()
+	for sent := 0; sent < size; {
+		k := min(piece, size-sent)
+		b.Write(msg[sent : sent+k])
+		sent += k
+		p, err := b.Peek(sent)
+		if err != nil || !bytes.Equal(p, msg[:sent]) {
+			t.Fatalf("Peek(%d) after %d bytes: %v, content differs: %v", sent, sent, err, !bytes.Equal(p, msg[:sent]))
+		}
+		views = append(views, p)
+	}
+	last := views[len(views)-1]
+	p, err := b.Next(size)
+	if err != nil || !bytes.Equal(p, msg) {
+		t.Fatalf("Next(%d): %v", size, err)
+	}
+	if &p[0] != &last[0] {
+		t.Errorf("Next copied the bytes again instead of taking the last Peek's copy")
+	}
+	grown := totalAlloc() - before
+	for i, v := range views {
+		if !bytes.Equal(v, msg[:len(v)]) {
+			t.Fatalf("Peek %d (%d bytes) changed before Release", i, len(v))
+		}
+	}
+	if b.Len() != 0 {
+		t.Fatalf("%d bytes left after Next", b.Len())
+	}
+	t.Logf("%d-byte message in %d-byte pieces: %d bytes allocated (%.1fx)", size, piece, grown, float64(grown)/size)
+	if grown > 8*size {
+		t.Fatalf("peeking growing prefixes of a %d-byte message allocated %d bytes: more than 8 times its size", size, grown)
+	}
+	b.Release()
+}
+
+// TestSpanCopyFollowsTheReadPosition: a spanning Peek's copy serves only
+// Peeks and Nexts at the position it was made at; after a read moves on, or
+// after Release, Peek copies afresh.
+func TestSpanCopyFollowsTheReadPosition(t *testing.T) {
+	msg := make([]byte, 20000)
+	for i := range msg {
+		msg[i] = byte(i % 251)
+	}
+	b := buf.NewLinkBuffer()
+	defer b.Reset()
+	for i := 0; i < len(msg); i += 3000 {
+		b.Write(msg[i:min(i+3000, len(msg))])
+	}
+	pos := 0
+	peek := func(n int) []byte {
+		t.Helper()
+		p, err := b.Peek(n)
+		if err != nil || !bytes.Equal(p, msg[pos:pos+n]) {
+			t.Fatalf("Peek(%d) at %d: %v, or wrong bytes", n, pos, err)
+		}
+		return p
+	}
+	next := func(n int) []byte {
+		t.Helper()
+		p, err := b.Next(n)
+		if err != nil || !bytes.Equal(p, msg[pos:pos+n]) {
+			t.Fatalf("Next(%d) at %d: %v, or wrong bytes", n, pos, err)
+		}
+		pos += n
+		return p
+	}
+	a := peek(5000)
+	if c := peek(4000); &c[0] != &a[0] {
+		t.Errorf("a shorter Peek at the same position copied again")
+	}
+	peek(9000) // grows the copy past its block
+	if _, err := b.ReadByte(); err != nil {
+		t.Fatal(err)
+	}
+	pos++
+	peek(7000)
+	peek(7100)
+	next(6000) // from the copy, shorter than it
+	b.Skip(10)
+	pos += 10
+	peek(4500)
+	if !bytes.Equal(a, msg[:5000]) {
+		t.Fatalf("the first Peek's bytes changed before Release")
+	}
+	b.Release()
+	peek(5000)
+	next(5000)
+	peek(b.Len())
+	next(b.Len())
+}
+
+// TestConcurrentGrowingPeeks: a reader peeks growing prefixes while a
+// writer goroutine appends, as a handler walking a message does while the
+// poller fills the buffer; run it with -race.
+func TestConcurrentGrowingPeeks(t *testing.T) {
+	b := buf.NewLinkBuffer()
+	defer b.Reset()
+	const msgSize, msgs = 50000, 8
+	done := make(chan error, 1)
+	go func() {
+		var want byte
+		for range msgs {
+			for n := 0; n < msgSize; {
+				n = min(b.Len(), msgSize)
+				p, err := b.Peek(n)
+				if err != nil {
+					done <- err
+					return
+				}
+				for i, c := range p {
+					if c != want+byte(i) {
+						done <- fmt.Errorf("Peek(%d): byte %d = %d, want %d", n, i, c, want+byte(i))
+						return
+					}
+				}
+			}
+			if _, err := b.Next(msgSize); err != nil {
+				done <- err
+				return
+			}
+			want += msgSize % 256
+			b.Release()
+		}
+		done <- nil
+	}()
+	var c byte
+	var iov [][]byte
+	for sent := 0; sent < msgSize*msgs; {
+		iov = b.Book(1, iov[:0])
+		n := min(len(iov[0]), 700, msgSize*msgs-sent)
 		for i := range n {
 			iov[0][i] = c
 			c++

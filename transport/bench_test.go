@@ -110,3 +110,18 @@ func BenchmarkBufferedSplit(b *testing.B) {
 		r.lb.Reset()
 	}
 }
+
+// BenchmarkBufferedTrickle frames a 256 KiB Buffered message that arrives in
+// 1 KiB reads, each followed by a Peek of the whole message so far.
+func BenchmarkBufferedTrickle(b *testing.B) {
+	msg := trickleMessage(256)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(msg)))
+	for b.Loop() {
+		r := newBlockingReader(msg, 1024)
+		if _, err := transport.ReadFrame(r, transport.Buffered, 0, nil); err != nil {
+			b.Fatal(err)
+		}
+		r.lb.Reset()
+	}
+}

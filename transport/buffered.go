@@ -22,6 +22,13 @@ import (
 // walked once however the message is split. It applies the same checks as
 // Skip (codec/thrift's limits on strings, containers and depth, element
 // types), and FuzzReadFrame checks that both agree.
+//
+// Each peek asks again for the message from its start, since a Reader peeks
+// only from its read position. When those bytes span a LinkBuffer's nodes
+// (so on a connection), the LinkBuffer copies them into one block and a
+// longer Peek at the same position copies only the bytes it adds, and the
+// final Next takes that block: a message that arrives in many pieces costs
+// O(its size) in bytes copied and memory held, not O(size²).
 
 // readBuffered reads one unframed binary message.
 func readBuffered(r buf.Reader, maxSize int) ([]byte, error) {
