@@ -107,6 +107,7 @@ func (s *Server) onRequest(ctx context.Context, conn netpoll.Connection) error {
 		c := getCall()
 		c.s, c.cs = s, cs
 		name, typ, seq, body, err := transport.ReadMessage(r, cs.proto, s.cfg.maxMsgSize, &c.hdr)
+		r.done()
 		if err != nil {
 			putCall(c)
 			cs.flushQueued()
@@ -133,11 +134,15 @@ func (s *Server) onRequest(ctx context.Context, conn netpoll.Connection) error {
 // it. onRequest runs only once input has arrived and never waits for a
 // request that has not begun, so every wait here is for the rest of a
 // request. Before a read that must wait, reqReader flushes the replies
-// queued (the client may wait for them before it sends the rest). Reads
-// whose bytes are buffered cost nothing more than the connection's own.
+// queued (the client may wait for them before it sends the rest), and the
+// first wait of a request starts its read timeout: the whole rest of the
+// request must arrive within it, however it trickles in. done ends the
+// timeout once the request is read. Reads whose bytes are buffered cost
+// nothing more than the connection's own.
 type reqReader struct {
 	buf.Reader
-	cs *connState
+	cs    *connState
+	timed bool // the read deadline is set for the request being read
 }
 
 // wait readies a read of n bytes.
@@ -145,7 +150,22 @@ func (r *reqReader) wait(n int) error {
 	if n <= r.Reader.Len() {
 		return nil
 	}
-	return r.cs.flushQueued()
+	if err := r.cs.flushQueued(); err != nil {
+		return err
+	}
+	if d := r.cs.s.cfg.readTimeout; d > 0 && !r.timed {
+		r.timed = true
+		r.cs.conn.SetReadDeadline(time.Now().Add(d))
+	}
+	return nil
+}
+
+// done ends the read of a request.
+func (r *reqReader) done() {
+	if r.timed {
+		r.timed = false
+		r.cs.conn.SetReadDeadline(time.Time{})
+	}
 }
 
 func (r *reqReader) Next(n int) ([]byte, error) {

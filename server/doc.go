@@ -58,7 +58,12 @@
 // WithMaxQPS rejects requests over a token bucket; WithMaxInFlight rejects
 // requests while that many are being served (package limit applies all
 // three); WithMaxMessageSize (16 MiB
-// by default) closes a connection whose frame declares more. Bad bytes close
+// by default) closes a connection whose frame declares more. WithReadTimeout
+// (5 s by default) closes a connection whose request, once begun, has not
+// arrived whole within it: the rest of a request is waited for on a
+// goroutine of the server's pool, which clients that stop halfway through
+// a request would otherwise hold for good. It does not bound the wait
+// between requests; WithIdleTimeout does that. Bad bytes close
 // the connection; they never panic the server. [Server.Stats] counts
 // what was rejected.
 //

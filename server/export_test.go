@@ -15,3 +15,6 @@ func (s *Server) LastPanic() string {
 // time from reading the request to its rejection written. Call it before
 // serving.
 func (s *Server) TimeRejections(f func(time.Duration)) { s.rejectTimed = f }
+
+// ReadTimeout returns the bound on reading one request (WithReadTimeout).
+func (s *Server) ReadTimeout() time.Duration { return s.cfg.readTimeout }

@@ -25,6 +25,9 @@ const (
 	// DefaultMaxMessageSize is the largest frame accepted without
 	// WithMaxMessageSize: 16 MiB.
 	DefaultMaxMessageSize = 16 << 20
+	// DefaultReadTimeout bounds the time to read the rest of a request
+	// without WithReadTimeout.
+	DefaultReadTimeout = 5 * time.Second
 	// DefaultExitWaitTime bounds how long Stop keeps a draining server
 	// answering before it closes the connections.
 	DefaultExitWaitTime = 5 * time.Second
@@ -49,10 +52,11 @@ type config struct {
 
 func defaultConfig() config {
 	return config{
-		addr:       DefaultListenAddress,
-		maxMsgSize: DefaultMaxMessageSize,
-		exitWait:   DefaultExitWaitTime,
-		quiet:      50 * time.Millisecond,
+		addr:        DefaultListenAddress,
+		maxMsgSize:  DefaultMaxMessageSize,
+		readTimeout: DefaultReadTimeout,
+		exitWait:    DefaultExitWaitTime,
+		quiet:       50 * time.Millisecond,
 	}
 }
 
@@ -92,9 +96,15 @@ func WithMaxQPS(n int) Option {
 	return optionFunc(func(c *config) { c.maxQPS = n })
 }
 
-// WithReadTimeout bounds each wait for the rest of a request whose first
-// bytes have arrived; the connection is closed when it passes. Default 0: no
-// limit.
+// WithReadTimeout bounds the time to read one request: once the server
+// has read the first bytes of a request and waits for more, the whole rest
+// of it must arrive within d, however it trickles in, or the connection is
+// closed. A request waited for holds a goroutine of the server's pool, so
+// without a bound clients that stop halfway through a request would hold
+// the server's goroutines for good. It does not apply between requests: an
+// idle connection waits for its next request as long as it likes (see
+// WithIdleTimeout). Default [DefaultReadTimeout] (5 s); 0 turns the bound
+// off.
 func WithReadTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.readTimeout = d })
 }

@@ -203,7 +203,6 @@ func (s *Server) Serve(ln net.Listener) error {
 		OnPrepare:    s.onPrepare,
 		OnConnect:    s.onConnect,
 		OnDisconnect: s.onDisconnect,
-		ReadTimeout:  s.cfg.readTimeout,
 		WriteTimeout: s.cfg.writeTimeout,
 		IdleTimeout:  s.cfg.idleTimeout,
 		Pool:         pool,

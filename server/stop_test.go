@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -173,5 +174,70 @@ func TestIdleTimeout(t *testing.T) {
 	start := time.Now()
 	if _, err := c.recv(nil); err == nil || time.Since(start) > 3*time.Second {
 		t.Fatalf("idle connection: %v after %v, want closed after about 100ms", err, time.Since(start))
+	}
+}
+
+// TestReadTimeoutBoundsWholeRequest: with WithReadTimeout, a request whose
+// bytes keep trickling in, each well within the timeout of the last, is cut
+// off once the timeout has passed since the server began waiting for it.
+func TestReadTimeoutBoundsWholeRequest(t *testing.T) {
+	_, _, addr := startServer(t, server.WithReadTimeout(200*time.Millisecond))
+	for _, p := range protocols {
+		raw, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := requestBytes(t, p, 1, "x")
+		raw.Write(b[:len(b)/2])
+		// The rest, a byte every 50ms: about a second for the whole.
+		stop, done := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done)
+			tick := time.NewTicker(50 * time.Millisecond)
+			defer tick.Stop()
+			for _, x := range b[len(b)/2:] {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+				}
+				if _, err := raw.Write([]byte{x}); err != nil {
+					return
+				}
+			}
+		}()
+		raw.SetReadDeadline(time.Now().Add(3 * time.Second))
+		n, err := raw.Read(make([]byte, 256))
+		close(stop)
+		<-done
+		raw.Close()
+		if ne, ok := err.(net.Error); err == nil || ok && ne.Timeout() {
+			t.Fatalf("%v: a request trickling in for %d x 50ms with a 200ms read timeout: read %d bytes, %v; want the connection closed", p, len(b)-len(b)/2, n, err)
+		}
+	}
+}
+
+// TestReadTimeoutSparesIdleConnections: the read timeout bounds reading a
+// request, not the wait for the next one.
+func TestReadTimeoutSparesIdleConnections(t *testing.T) {
+	_, _, addr := startServer(t, server.WithReadTimeout(50*time.Millisecond))
+	for _, p := range protocols {
+		c := dial(t, addr, p)
+		c.call(1, "echo", "x", nil)
+		time.Sleep(200 * time.Millisecond)
+		if res, _ := c.call(2, "echo", "y", nil); res.Success.GetMsg() != "y" {
+			t.Fatalf("%v: after an idle while: %+v", p, res)
+		}
+	}
+}
+
+// TestReadTimeoutDefault: without WithReadTimeout a request must still
+// arrive whole in DefaultReadTimeout; WithReadTimeout(0) turns that off.
+func TestReadTimeoutDefault(t *testing.T) {
+	if got := server.New().ReadTimeout(); got != server.DefaultReadTimeout || got <= 0 || got > 10*time.Second {
+		t.Fatalf("default read timeout %v, want DefaultReadTimeout (%v), a few seconds", got, server.DefaultReadTimeout)
+	}
+	if got := server.New(server.WithReadTimeout(0)).ReadTimeout(); got != 0 {
+		t.Fatalf("WithReadTimeout(0): read timeout %v, want none", got)
 	}
 }
