@@ -830,10 +830,11 @@ func (c *connection) SetIdleTimeout(d time.Duration) error {
 }
 
 // checkIdle runs every half idle timeout and closes the connection after two
-// checks in a row without input (no read between them) and without a running
+// checks in a row without input (no read between them) and without a busy
 // handler: the connection closes after between one and one and a half idle
-// timeouts without input. Reads only bump a counter; no clock is read and no
-// timer touched per read.
+// timeouts without input. A handler that only waits for input (the rest of
+// a request the peer stopped sending) is not busy. Reads only bump a
+// counter; no clock is read and no timer touched per read.
 func (c *connection) checkIdle() {
 	c.cbMu.Lock()
 	d := c.idleTimeout
@@ -841,7 +842,8 @@ func (c *connection) checkIdle() {
 		c.cbMu.Unlock()
 		return
 	}
-	if seq := c.rseq.Load(); seq != c.idleSeq || c.processing.Load() != 0 {
+	busy := c.processing.Load() != 0 && c.waitN.Load() <= 0
+	if seq := c.rseq.Load(); seq != c.idleSeq || busy {
 		c.idleSeq, c.idleTicks = seq, 0
 	} else {
 		c.idleTicks++

@@ -578,6 +578,42 @@ func TestIdleTimeoutClosesConnection(t *testing.T) {
 	}
 }
 
+// TestIdleTimeoutHandlerWaiting: a handler blocked waiting for input does
+// not keep a connection from idling out, while one busy with input does.
+func TestIdleTimeoutHandlerWaiting(t *testing.T) {
+	_, addr := serve(t, netpoll.Config{
+		IdleTimeout: 50 * time.Millisecond,
+		OnRequest: func(ctx context.Context, c netpoll.Connection) error {
+			b, err := c.Reader().Peek(1)
+			if err != nil {
+				return err
+			}
+			if b[0] == 'w' {
+				_, err = c.Reader().Next(100) // the rest never comes
+				return err
+			}
+			time.Sleep(300 * time.Millisecond)
+			return echo(ctx, c)
+		},
+	})
+	for _, in := range []string{"wait", "busy"} {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write([]byte(in))
+		c.SetReadDeadline(time.Now().Add(2 * time.Second))
+		n, err := c.Read(make([]byte, 8))
+		c.Close()
+		if in == "wait" && err != io.EOF {
+			t.Fatalf("a handler waiting for input that never comes: read %d bytes, %v; want EOF after the idle timeout", n, err)
+		}
+		if in == "busy" && (err != nil || n != 4) {
+			t.Fatalf("a handler busy for longer than the idle timeout: read %d bytes, %v; want its reply", n, err)
+		}
+	}
+}
+
 func TestConfigValidate(t *testing.T) {
 	if _, err := netpoll.NewEventLoop(netpoll.Config{}); err == nil {
 		t.Fatal("no OnRequest: no error")

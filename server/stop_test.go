@@ -177,6 +177,26 @@ func TestIdleTimeout(t *testing.T) {
 	}
 }
 
+// TestIdleTimeoutPartialRequest: a client that sends the first bytes of a
+// request and falls silent idles out like one that sends nothing.
+func TestIdleTimeoutPartialRequest(t *testing.T) {
+	_, _, addr := startServer(t, server.WithIdleTimeout(100*time.Millisecond))
+	for _, p := range protocols {
+		raw, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := requestBytes(t, p, 1, "x")
+		raw.Write(b[:len(b)/2])
+		raw.SetReadDeadline(time.Now().Add(2 * time.Second))
+		n, err := raw.Read(make([]byte, 256))
+		raw.Close()
+		if ne, ok := err.(net.Error); err == nil || ok && ne.Timeout() {
+			t.Fatalf("%v: half a request, then silence for 2s with a 100ms idle timeout: read %d bytes, %v; want the connection closed", p, n, err)
+		}
+	}
+}
+
 // TestReadTimeoutBoundsWholeRequest: with WithReadTimeout, a request whose
 // bytes keep trickling in, each well within the timeout of the last, is cut
 // off once the timeout has passed since the server began waiting for it.
