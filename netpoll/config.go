@@ -17,7 +17,9 @@ type Config struct {
 	// Flush. Returning an error closes the connection. Required.
 	OnRequest func(ctx context.Context, conn Connection) error
 	// OnPrepare runs when a connection is accepted, before it is registered;
-	// the context it returns is passed to the other callbacks. Optional.
+	// the context it returns is passed to the other callbacks. OnDisconnect
+	// runs for every connection OnPrepare saw, also one that is then not
+	// served (the loop shut down meanwhile). Optional.
 	OnPrepare func(conn Connection) context.Context
 	// OnConnect runs after a connection is registered, before its first
 	// OnRequest; it may replace the context. Optional.

@@ -176,7 +176,7 @@ func (l *EventLoop) accepted(c *connection) error {
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
-		return ErrLoopClosed
+		return l.notServed(c, ErrLoopClosed)
 	}
 	l.conns[c] = struct{}{}
 	l.mu.Unlock()
@@ -186,7 +186,7 @@ func (l *EventLoop) accepted(c *connection) error {
 	}
 	if err := defaultManager.register(&c.op, wantRead); err != nil {
 		l.forget(c)
-		return err
+		return l.notServed(c, err)
 	}
 	if l.cfg.IdleTimeout > 0 {
 		c.SetIdleTimeout(l.cfg.IdleTimeout)
@@ -205,6 +205,19 @@ func (l *EventLoop) accepted(c *connection) error {
 		})
 	}
 	return nil
+}
+
+// notServed closes a connection accepted and prepared that will not be
+// served, running OnDisconnect for it, since OnPrepare may have counted it.
+// The caller closes the fd.
+func (l *EventLoop) notServed(c *connection, err error) error {
+	if c.state.CompareAndSwap(stateOpen, stateClosed) {
+		c.closeErr.Store(&err)
+		if l.cfg.OnPrepare != nil {
+			l.disconnected(c)
+		}
+	}
+	return err
 }
 
 func (l *EventLoop) forget(c *connection) {

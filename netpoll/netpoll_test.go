@@ -614,6 +614,38 @@ func TestIdleTimeoutHandlerWaiting(t *testing.T) {
 	}
 }
 
+// TestOnDisconnectForConnectionNotServed: a connection OnPrepare saw that
+// the loop then does not serve (it shut down meanwhile) still gets its
+// OnDisconnect, so that what OnPrepare counted is given back.
+func TestOnDisconnectForConnectionNotServed(t *testing.T) {
+	var lp atomic.Pointer[netpoll.EventLoop]
+	var prepared atomic.Int32
+	disconnected := make(chan struct{}, 1)
+	loop, addr := serve(t, netpoll.Config{
+		OnRequest: echo,
+		OnPrepare: func(netpoll.Connection) context.Context {
+			if prepared.Add(1) == 1 {
+				lp.Load().Shutdown(context.Background())
+			}
+			return context.Background()
+		},
+		OnDisconnect: func(context.Context, netpoll.Connection) { disconnected <- struct{}{} },
+	})
+	lp.Store(loop)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	timer := time.NewTimer(2 * time.Second)
+	defer timer.Stop()
+	select {
+	case <-disconnected:
+	case <-timer.C:
+		t.Fatal("no OnDisconnect for a connection prepared and then not served")
+	}
+}
+
 func TestConfigValidate(t *testing.T) {
 	if _, err := netpoll.NewEventLoop(netpoll.Config{}); err == nil {
 		t.Fatal("no OnRequest: no error")
