@@ -247,17 +247,28 @@ func (c *connection) resumeReading() {
 
 // process runs OnRequest while the connection has input the handler consumes.
 func (c *connection) process() {
+	owns := true // this goroutine owns processing
 	defer func() {
-		if r := recover(); r != nil {
+		// OnRequest panicked, or called runtime.Goexit (recover gives nil
+		// while processing is still owned).
+		r := recover()
+		if r == nil && !owns {
+			return
+		}
+		why := "netpoll: OnRequest called runtime.Goexit"
+		if r != nil {
 			// Reported before the close, so that the panic is on record by
 			// the time the peer sees the connection end.
 			if c.loop != nil {
 				c.loop.reportPanic(r)
 			}
-			c.closeWith(errors.New("netpoll: OnRequest panicked"))
-			c.processing.Store(0)
-			c.finishIfDone()
+			why = "netpoll: OnRequest panicked"
 		}
+		c.closeWith(errors.New(why))
+		if owns {
+			c.processing.Store(0)
+		}
+		c.finishIfDone()
 	}()
 	onRequest := c.loop.cfg.OnRequest
 	for {
@@ -279,11 +290,13 @@ func (c *connection) process() {
 			continue // consumed some and more is there
 		}
 		c.processing.Store(0)
+		owns = false
 		if c.state.Load() != stateOpen {
 			c.finishIfDone()
 			return
 		}
 		if c.rseq.Load() != seq && c.processing.CompareAndSwap(0, 1) {
+			owns = true
 			continue // input arrived while we were finishing
 		}
 		return

@@ -564,6 +564,19 @@ func TestHandlerPanicClosesConnection(t *testing.T) {
 	}
 }
 
+func TestHandlerGoexitClosesConnection(t *testing.T) {
+	_, addr := serve(t, netpoll.Config{
+		OnRequest: func(context.Context, netpoll.Connection) error { runtime.Goexit(); return nil },
+	})
+	c, _ := net.Dial("tcp", addr)
+	defer c.Close()
+	c.Write([]byte("x"))
+	c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := c.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("read after the handler called runtime.Goexit: %v, want EOF", err)
+	}
+}
+
 func TestIdleTimeoutClosesConnection(t *testing.T) {
 	_, addr := serve(t, netpoll.Config{OnRequest: echo, IdleTimeout: 50 * time.Millisecond})
 	c, _ := net.Dial("tcp", addr)
