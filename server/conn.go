@@ -405,20 +405,34 @@ func (c *call) serve(flush bool) {
 		ctx.deadline = time.Unix(0, c.deadline)
 	}
 	result := m.getResult()
+	// What follows the handler is deferred, so that it is done also when
+	// the handler ends its goroutine with runtime.Goexit.
+	defer c.free(result)
 	if s.cfg.tracer != nil {
 		c.serveTraced(ctx, result, flush) // option_tracer.go
-	} else {
-		err := c.invoke(ctx, result)
+		return
+	}
+	err := errGoexit // unless the handler returns
+	defer func() {
 		ctx.finish()
 		// The handler is done: free its in-flight place before the reply is
 		// written, so that a client answered at once never finds it taken.
 		s.lim.ReleaseRequest()
 		if !c.oneway {
-			c.writeReply(result, err, flush)
+			c.writeReply(result, err, flush || err == errGoexit)
 		}
-	}
-	m.putArgs(c.args)
-	m.putResult(result)
+	}()
+	err = c.invoke(ctx, result)
+}
+
+// errGoexit answers a call whose handler called runtime.Goexit. The reply
+// is flushed at once: the goroutine that would flush it later is ending.
+var errGoexit error = rpcerr.New(rpcerr.Internal, "server: the handler called runtime.Goexit")
+
+// free gives back what serve used and ends the call.
+func (c *call) free(result thrift.FastCodec) {
+	c.m.putArgs(c.args)
+	c.m.putResult(result)
 	cs := c.cs
 	putCall(c)
 	if cs.proto == transport.TTHeader {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -39,6 +40,8 @@ func (h *handler) Echo(ctx context.Context, req *echotest.Request) (*echotest.Re
 		return &echotest.Response{Action: req.Action, Msg: req.Msg}, nil
 	case "panic":
 		panic("boom: " + req.Msg)
+	case "goexit":
+		runtime.Goexit()
 	case "oops":
 		return nil, &echotest.Oops{Why: req.Msg}
 	case "biz":

@@ -32,18 +32,21 @@ func (c *call) serveTraced(cctx *callCtx, result thrift.FastCodec, flush bool) {
 		ctx = tctx
 	}
 	st.HandleStart = time.Now()
-	err := c.invoke(ctx, result)
-	st.HandleEnd = time.Now()
-	cctx.finish()
-	c.s.lim.ReleaseRequest() // the handler is done: its place is free before the reply goes
-	st.Error = err
-	if !c.oneway {
-		if err == nil && result != nil {
-			st.ResponseSize = result.BLength()
+	err := errGoexit // unless the handler returns (see serve)
+	defer func() {
+		st.HandleEnd = time.Now()
+		cctx.finish()
+		c.s.lim.ReleaseRequest() // the handler is done: its place is free before the reply goes
+		st.Error = err
+		if !c.oneway {
+			if err == nil && result != nil {
+				st.ResponseSize = result.BLength()
+			}
+			c.writeReply(result, err, flush || err == errGoexit)
+			st.Send = time.Now()
 		}
-		c.writeReply(result, err, flush)
-		st.Send = time.Now()
-	}
-	st.End = time.Now()
-	tr.Finish(ctx, st)
+		st.End = time.Now()
+		tr.Finish(ctx, st)
+	}()
+	err = c.invoke(ctx, result)
 }

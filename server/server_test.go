@@ -100,6 +100,39 @@ func TestHandlerOutcomes(t *testing.T) {
 	}
 }
 
+// TestHandlerGoexit: a handler that ends its goroutine with runtime.Goexit
+// is answered with INTERNAL_ERROR and its call is freed (in-flight count,
+// hold of the connection), with a tracer or without. A TTHeader connection
+// serves on; a Framed or Buffered one, whose reader the handler ended, is
+// closed after the reply.
+func TestHandlerGoexit(t *testing.T) {
+	for _, traced := range []bool{false, true} {
+		var opts []server.Option
+		if traced {
+			opts = append(opts, server.WithTracer(noopTracer{}))
+		}
+		s, _, addr := startServer(t, opts...)
+		for _, p := range protocols {
+			c := dial(t, addr, p)
+			c.conn.SetReadTimeout(2 * time.Second)
+			_, rep := c.call(1, "goexit", "", nil)
+			if rep.typ != thrift.EXCEPTION || rep.ex.Type != thrift.ExceptionInternalError || !strings.Contains(rep.ex.Message, "Goexit") {
+				t.Fatalf("traced %v, %v: reply %+v %v, want INTERNAL_ERROR", traced, p, rep, rep.ex)
+			}
+			if p == transport.TTHeader {
+				if res, _ := c.call(2, "echo", "on", nil); res.Success.GetMsg() != "on" {
+					t.Fatalf("traced %v, %v: after the Goexit: %+v", traced, p, res)
+				}
+			} else if _, err := c.recv(nil); err == nil {
+				t.Fatalf("traced %v, %v: the connection is still read after its reader ended", traced, p)
+			}
+			if n := s.Stats().InFlight; n != 0 {
+				t.Fatalf("traced %v, %v: %d requests in flight after the replies", traced, p, n)
+			}
+		}
+	}
+}
+
 func TestUnknownMethodAndBadArgs(t *testing.T) {
 	_, _, addr := startServer(t)
 	for _, p := range protocols {
