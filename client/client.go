@@ -211,8 +211,11 @@ func (c *Client) invoke(ctx context.Context, req, resp any) error {
 	if err != nil {
 		return notSent(err)
 	}
-	c.header(ctx, cs, deadline)
 	for {
+		// The header is made per attempt: it carries the time left.
+		if !c.header(ctx, cs, deadline) {
+			return notSent(c.timeoutError(cs))
+		}
 		err = c.attempt(ctx, cs, addr, deadline, args, result)
 		// A server that is shutting down refused the request before running
 		// it: another instance may take it, whatever the retry policy.
@@ -278,12 +281,19 @@ func (c *Client) pickOther(ctx context.Context, cs *callState, drained string, r
 }
 
 // header fills the request's TTHeader: callee, method, remaining timeout
-// and metainfo.
-func (c *Client) header(ctx context.Context, cs *callState, deadline time.Time) {
+// and metainfo. It reports false, and fills nothing, when the deadline has
+// passed.
+func (c *Client) header(ctx context.Context, cs *callState, deadline time.Time) bool {
+	var left time.Duration
+	if !deadline.IsZero() {
+		if left = time.Until(deadline); left <= 0 {
+			return false
+		}
+	}
 	h := &cs.hdr
 	h.Reset()
 	if c.cfg.protocol != transport.TTHeader {
-		return
+		return true
 	}
 	h.SetInt(transport.KeyToService, c.service)
 	if c.cfg.caller != "" {
@@ -291,8 +301,7 @@ func (c *Client) header(ctx context.Context, cs *callState, deadline time.Time) 
 	}
 	h.SetInt(transport.KeyToMethod, cs.ri.Method)
 	if !deadline.IsZero() {
-		ms := int64(time.Until(deadline) / time.Millisecond)
-		h.SetInt(transport.KeyRPCTimeout, c.timeout.text(max(ms, 1)))
+		h.SetInt(transport.KeyRPCTimeout, c.timeout.text(max(int64(left/time.Millisecond), 1)))
 	}
 	if metainfo.HasValues(ctx) {
 		if h.StrInfo == nil {
@@ -300,6 +309,7 @@ func (c *Client) header(ctx context.Context, cs *callState, deadline time.Time) 
 		}
 		metainfo.ToWire(ctx, h.StrInfo)
 	}
+	return true
 }
 
 func messageType(oneway bool) thrift.MessageType {
@@ -326,12 +336,16 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	conn.SetWriteDeadline(deadline)
 	w := conn.Writer()
 	err = transport.WriteMessage(w, c.cfg.protocol, &cs.hdr, ri.Method, messageType(cs.oneway), ri.SeqID, args)
-	cs.gov.requestWritten()
 	if err != nil {
+		cs.gov.requestWritten()
 		c.pool.put(pc, false)
 		return notSent(rpcerr.Wrap(rpcerr.Protocol, err, "encoding the request of "+ri.Method))
 	}
-	if err = w.Flush(); err != nil {
+	// Large binaries of args are linked into the output by reference: the
+	// request is read until the flush ends.
+	err = w.Flush()
+	cs.gov.requestWritten()
+	if err != nil {
 		c.pool.put(pc, false)
 		return c.ioError(ctx, cs, err, "writing the request of "+ri.Method+" to "+addr)
 	}
@@ -360,7 +374,9 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	}
 	err = decodeReply(typ, body, result, rh)
 	r.Release()
-	reusable := !serverAsksDrop(rh)
+	// Bytes after the reply (none are expected) would be read as the next
+	// call's reply: such a connection is out of step.
+	reusable := !serverAsksDrop(rh) && r.Len() == 0
 	if err != nil {
 		switch rpcerr.CodeOf(err) {
 		case rpcerr.Application, rpcerr.Business, rpcerr.Overloaded:
@@ -416,8 +432,14 @@ func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadli
 		}
 	}
 	ri.RemoteAddr, ri.LocalAddr = mc.conn.RemoteAddr(), mc.conn.LocalAddr()
-	err = mc.send(&cs.hdr, ri.Method, messageType(cs.oneway), ri.SeqID, args)
-	cs.gov.requestWritten()
+	gen, err := mc.send(&cs.hdr, ri.Method, messageType(cs.oneway), ri.SeqID, args, deadline)
+	if err != nil || cs.oneway || mc.flushGen.Load() >= gen {
+		// The request has left (a oneway caller flushes its own) or was
+		// dropped. Otherwise another caller's flush will carry it, and
+		// this call ends (which a backup-request middleware also waits
+		// for) only after that flush: see giveUp.
+		cs.gov.requestWritten()
+	}
 	if cs.tracing && err == nil {
 		cs.st.Send = time.Now()
 	}
@@ -431,11 +453,12 @@ func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadli
 		<-call.ch // the connection failed and failed this call too
 		return call.err
 	}
+	replies := mc.replies.Load()
 	var timeout <-chan time.Time
 	if !deadline.IsZero() {
 		d := time.Until(deadline)
 		if d <= 0 {
-			return c.giveUp(mc, call, c.timeoutError(cs))
+			return c.giveUp(mc, call, gen, c.timeoutError(cs))
 		}
 		cs.timer.Reset(d)
 		timeout = cs.timer.C
@@ -448,19 +471,22 @@ func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadli
 		}
 		return call.err
 	case <-timeout:
-		return c.giveUp(mc, call, c.timeoutError(cs))
+		mc.timedOut(mc.replies.Load() != replies)
+		return c.giveUp(mc, call, gen, c.timeoutError(cs))
 	case <-ctx.Done():
 		cs.timer.Stop()
-		return c.giveUp(mc, call, ctxError(ctx.Err(), "waiting for the reply of "+ri.Method))
+		return c.giveUp(mc, call, gen, ctxError(ctx.Err(), "waiting for the reply of "+ri.Method))
 	}
 }
 
 // giveUp ends a multiplexed call that stops waiting: err if its reply had
 // not come, else the reply's outcome (the reader was delivering it).
-func (c *Client) giveUp(mc *muxConn, call *muxCall, err error) error {
+func (c *Client) giveUp(mc *muxConn, call *muxCall, gen uint64, err error) error {
 	if mc.unregister(call) {
+		mc.awaitFlush(gen)
 		return err
 	}
 	<-call.ch
+	mc.awaitFlush(gen)
 	return call.err
 }

@@ -53,7 +53,14 @@ func WithInstanceBreaker(g *circuitbreak.Group) Option {
 func (c *Client) pick(cs *callState) (string, error) {
 	addr, err := c.res.pick(cs)
 	if err != nil {
-		return "", rpcerr.Wrap(rpcerr.Connection, err, "no address for "+c.service)
+		// A timeout or cancellation while waiting for addresses keeps its
+		// code; any other failure to find one is a connection error.
+		code := rpcerr.Connection
+		var re *rpcerr.Error
+		if errors.As(err, &re) {
+			code = re.Code
+		}
+		return "", rpcerr.Wrap(code, err, "no address for "+c.service)
 	}
 	g := c.cfg.gov.instances
 	if g == nil {

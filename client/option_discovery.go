@@ -233,9 +233,9 @@ func (d *discoveryResolver) waitReady(cs *callState) error {
 	case <-d.ready:
 		return nil
 	case <-cs.Done():
-		return cs.Err()
+		return ctxError(cs.Err(), "waiting for the first resolution of "+d.service)
 	case <-timeout:
-		return errors.New("the call's deadline passed before the first resolution of " + d.service)
+		return rpcerr.New(rpcerr.Timeout, "the call's deadline passed before the first resolution of "+d.service)
 	}
 }
 

@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"errors"
+	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -384,17 +385,28 @@ func TestFirstResolutionBoundedByDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The call's deadline, its own or its context's, passing first is a
+	// timeout (net.Error with Timeout true); a cancellation is Canceled.
 	start := time.Now()
 	_, err = echo(context.Background(), c, &echoArgs{}, client.WithCallTimeout(50*time.Millisecond))
 	if d := time.Since(start); err == nil || d < 40*time.Millisecond || d > time.Second {
 		t.Fatalf("call before any resolution: %v after %v", err, d)
+	}
+	var ne net.Error
+	if rpcerr.CodeOf(err) != rpcerr.Timeout || !errors.As(err, &ne) || !ne.Timeout() {
+		t.Fatalf("call timed out before any resolution: code %v: %v", rpcerr.CodeOf(err), err)
+	}
+	dctx, dcancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer dcancel()
+	if _, err := echo(dctx, c, &echoArgs{}, client.WithCallTimeout(0)); rpcerr.CodeOf(err) != rpcerr.Timeout {
+		t.Fatalf("context deadline passed before any resolution: code %v: %v", rpcerr.CodeOf(err), err)
 	}
 	cctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		time.Sleep(20 * time.Millisecond)
 		cancel()
 	}()
-	if _, err := echo(cctx, c, &echoArgs{}, client.WithCallTimeout(0)); rpcerr.CodeOf(err) != rpcerr.Connection || !errors.Is(err, context.Canceled) {
+	if _, err := echo(cctx, c, &echoArgs{}, client.WithCallTimeout(0)); rpcerr.CodeOf(err) != rpcerr.Canceled || !errors.Is(err, context.Canceled) {
 		t.Fatalf("canceled call before any resolution: %v", err)
 	}
 	// Close wakes a call waiting without a deadline for the first

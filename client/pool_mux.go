@@ -166,7 +166,19 @@ type muxConn struct {
 	maxSize int
 
 	queued atomic.Int32 // writers waiting for wmu
-	wmu    sync.Mutex   // guards the connection's Writer side
+	wmu    sync.Mutex   // guards the connection's Writer side and flushBy, flushAny
+	// flushBy is the latest deadline of the frames waiting to be flushed,
+	// flushAny whether one of them has none: a flush is bounded by the
+	// deadlines of the calls it carries.
+	flushBy  time.Time
+	flushAny bool
+	// flushGen counts the flushes ended (done or failed); written under
+	// wmu. The frames written since the last one go with flush flushGen+1.
+	flushGen atomic.Uint64
+	replies  atomic.Uint64 // reply frames read
+	// silentSince is when a call first timed out without a reply frame
+	// read while it waited (UnixNano; 0: since then a reply was read).
+	silentSince atomic.Int64
 
 	sends, flushes atomic.Int64 // requests written and flushes done (tests read them)
 
@@ -235,39 +247,79 @@ func (mc *muxConn) unregister(call *muxCall) bool {
 	return true
 }
 
-// send writes one request. The caller that finds no other writer queued
-// behind it flushes everything written so far with one system call; the
-// others leave their frame for it.
-func (mc *muxConn) send(h *transport.Header, method string, typ thrift.MessageType, seq int32, args thrift.FastCodec) error {
+// send writes one request whose call ends by deadline (zero: none) and
+// returns the number of the flush that carries it (see awaitFlush). The
+// caller that finds no other writer queued behind it flushes everything
+// written so far with one system call; the others leave their frame for
+// it. A oneway caller, which returns at once, flushes its own frame: args
+// may be linked into the output by reference and must not be read once
+// the call has returned.
+func (mc *muxConn) send(h *transport.Header, method string, typ thrift.MessageType, seq int32, args thrift.FastCodec, deadline time.Time) (gen uint64, err error) {
 	mc.queued.Add(1)
 	mc.wmu.Lock()
 	mc.queued.Add(-1)
 	w := mc.conn.Writer()
 	before := w.MallocLen()
-	err := transport.WriteMessage(w, transport.TTHeader, h, method, typ, seq, args)
-	if err != nil {
-		// Drop the partial frame; the frames of others stay.
+	if err = transport.WriteMessage(w, transport.TTHeader, h, method, typ, seq, args); err != nil {
+		// Drop the partial frame; the frames of others stay, and this
+		// caller may be the one to flush them.
 		w.MallocAck(before)
-		mc.wmu.Unlock()
-		return rpcerr.Wrap(rpcerr.Protocol, err, "encoding the request")
+		err = notSent(rpcerr.Wrap(rpcerr.Protocol, err, "encoding the request"))
+	} else {
+		mc.sends.Add(1)
+		gen = mc.flushGen.Load() + 1
+		if deadline.IsZero() {
+			mc.flushAny = true
+		} else if deadline.After(mc.flushBy) {
+			mc.flushBy = deadline
+		}
+		if typ != thrift.ONEWAY && mc.queued.Load() == 0 && mc.inflight.Load() > 1 {
+			// Other calls are in flight: let those about to write (their
+			// callers just woken by a reply) queue behind us, so that one
+			// flush carries their frames too. A lone caller does not wait.
+			runtime.Gosched()
+		}
 	}
-	mc.sends.Add(1)
-	if mc.queued.Load() == 0 && mc.inflight.Load() > 1 {
-		// Other calls are in flight: let those about to write (their
-		// callers just woken by a reply) queue behind us, so that one
-		// flush carries their frames too. A lone caller does not wait.
-		runtime.Gosched()
-	}
-	if mc.queued.Load() == 0 {
-		mc.flushes.Add(1)
-		if err = w.Flush(); err != nil {
-			mc.wmu.Unlock()
-			mc.shutdown(err)
-			return rpcerr.Wrap(rpcerr.Connection, err, "writing the request to "+mc.conn.RemoteAddr().String())
+	if (mc.queued.Load() == 0 || typ == thrift.ONEWAY) && w.MallocLen() > 0 {
+		if ferr := mc.flushLocked(); ferr != nil && err == nil {
+			err = rpcerr.Wrap(rpcerr.Connection, ferr, "writing the request to "+mc.conn.RemoteAddr().String())
 		}
 	}
 	mc.wmu.Unlock()
-	return nil
+	return gen, err
+}
+
+// flushLocked flushes the frames written so far, within the latest
+// deadline of their calls, and fails the connection if that fails. The
+// caller holds wmu.
+func (mc *muxConn) flushLocked() error {
+	mc.flushes.Add(1)
+	by := mc.flushBy
+	if mc.flushAny {
+		by = time.Time{} // a call without a deadline: only the write timeout bounds it
+	}
+	mc.flushBy, mc.flushAny = time.Time{}, false
+	mc.conn.SetWriteDeadline(by)
+	err := mc.conn.Writer().Flush()
+	mc.flushGen.Add(1)
+	if err != nil {
+		mc.shutdown(err)
+	}
+	return err
+}
+
+// awaitFlush returns once flush gen has ended, flushing itself if none is
+// under way: a call that stops waiting for its reply returns only after its
+// request has left (or failed to), as its args may be read until then.
+func (mc *muxConn) awaitFlush(gen uint64) {
+	if mc.flushGen.Load() >= gen {
+		return
+	}
+	mc.wmu.Lock()
+	if mc.flushGen.Load() < gen {
+		mc.flushLocked()
+	}
+	mc.wmu.Unlock()
 }
 
 // readLoop reads replies until the connection fails or is closed, then
@@ -282,6 +334,10 @@ func (mc *muxConn) readLoop() {
 		if err != nil {
 			mc.shutdown(err)
 			return
+		}
+		mc.replies.Add(1)
+		if mc.silentSince.Load() != 0 {
+			mc.silentSince.Store(0)
 		}
 		mc.mu.Lock()
 		call := mc.pending[seq]
@@ -310,6 +366,31 @@ func (mc *muxConn) readLoop() {
 				return
 			}
 		}
+	}
+}
+
+// muxStallAfter is how long a connection with calls waiting may read no
+// reply before the calls that time out on it retire it.
+const muxStallAfter = time.Second
+
+// timedOut is told by a call that timed out on the connection whether a
+// reply frame was read while it waited. When none has been for
+// muxStallAfter, the server has stopped answering on this connection (or
+// stalled in the middle of a frame): it is drained, and new calls go to a
+// new connection. A server merely slower than the calls' timeouts still
+// sends its late replies, which keep the connection.
+func (mc *muxConn) timedOut(replied bool) {
+	if replied {
+		return
+	}
+	now := time.Now().UnixNano()
+	since := mc.silentSince.Load()
+	if since == 0 {
+		mc.silentSince.CompareAndSwap(0, now)
+		return
+	}
+	if time.Duration(now-since) >= muxStallAfter {
+		mc.drain()
 	}
 }
 
