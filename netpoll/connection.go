@@ -130,13 +130,7 @@ func (c *connection) onReadable(p *poller, ev int) {
 				c.peerClosed(ErrConnReset)
 				return
 			}
-			if !c.paused.Swap(true) {
-				c.op.dropInterest(wantRead)
-				// The handler may have drained meanwhile.
-				if c.in.Len() < c.inputCap {
-					c.resumeReading()
-				}
-			}
+			c.pauseReading(ev&evHup != 0)
 			return
 		}
 		if !c.inGuard.CompareAndSwap(0, 1) {
@@ -237,10 +231,45 @@ func (c *connection) peerClosed(err error) {
 	c.dispatch()
 }
 
-func (c *connection) resumeReading() {
-	if c.paused.Swap(false) && c.state.Load() == stateOpen {
-		c.op.addInterest(wantRead)
+// pauseReading stops reading the socket while the input is above the cap; a
+// reader's resumeReading turns it back on. paused and the read interest change
+// together under op.wantMu, so a resume cannot fall between the two and be
+// lost. After a hang-up (hup), which epoll reports on every wait whatever the
+// interest, the fd leaves the kernel's set until resumeReading adds it back:
+// the kernel then reports the hang-up again and the poller reads the rest of
+// what the peer sent. Poller goroutine only.
+func (c *connection) pauseReading(hup bool) {
+	op := &c.op
+	op.wantMu.Lock()
+	if !c.paused.Load() {
+		c.paused.Store(true)
+		op.changeInterestLocked(0, ^wantRead)
 	}
+	if hup {
+		op.parkLocked()
+	}
+	op.wantMu.Unlock()
+	if hup {
+		c.wakeWriter() // its interest went with the fd: it retries and waits anew
+	}
+	// The handler may have drained meanwhile, or a reader may wait for more
+	// than the cap.
+	if l := c.in.Len(); l < c.inputCap || int64(l) < c.waitN.Load() {
+		c.resumeReading()
+	}
+}
+
+// resumeReading turns reading back on after pauseReading.
+func (c *connection) resumeReading() {
+	op := &c.op
+	op.wantMu.Lock()
+	if c.paused.Load() {
+		c.paused.Store(false)
+		if c.state.Load() == stateOpen {
+			op.changeInterestLocked(wantRead, ^0)
+		}
+	}
+	op.wantMu.Unlock()
 }
 
 // ------------------------------------------------------------ handler side

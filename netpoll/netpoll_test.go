@@ -786,3 +786,44 @@ func BenchmarkEchoRoundTripWithTimeout(b *testing.B) {
 		r.Release()
 	}
 }
+
+// TestReadAfterFlushWaited: a Flush that waits for room in the socket adds
+// write interest and drops it after; reading must go on afterwards (adding
+// the write bit used to replace the read bit, so nothing was read again).
+func TestReadAfterFlushWaited(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	acc := make(chan net.Conn, 1)
+	go func() {
+		s, _ := ln.Accept()
+		acc <- s
+	}()
+	c, err := netpoll.DialConnection("tcp", ln.Addr().String(), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s := <-acc
+	defer s.Close()
+	const size = 32 << 20 // more than the socket buffers hold: Flush waits
+	flushed := make(chan error, 1)
+	go func() {
+		c.Writer().Malloc(size)
+		flushed <- c.Writer().Flush()
+	}()
+	time.Sleep(50 * time.Millisecond)
+	if _, err := io.CopyN(io.Discard, s, size); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-flushed; err != nil {
+		t.Fatalf("Flush: %v", err)
+	}
+	s.Write([]byte("x"))
+	c.SetReadTimeout(2 * time.Second)
+	if _, err := c.Reader().Next(1); err != nil {
+		t.Fatalf("read after a Flush that waited: %v", err)
+	}
+}

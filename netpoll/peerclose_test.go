@@ -208,3 +208,83 @@ func halfCloseExchange(t *testing.T, addr, msg string) ([]byte, error) {
 	raw.SetReadDeadline(time.Now().Add(5 * time.Second))
 	return io.ReadAll(raw)
 }
+
+// TestPausedPeerCloseDoesNotSpin: a connection whose input reached the cap
+// (reading paused) and whose peer then closes costs no CPU while the handler
+// holds it (over a Unix socket epoll reports the hang-up on every wait,
+// whatever the interest), and everything the peer sent is still served once
+// the handler drains.
+func TestPausedPeerCloseDoesNotSpin(t *testing.T) {
+	for _, network := range []string{"unix", "tcp"} {
+		t.Run(network, func(t *testing.T) {
+			addr := "127.0.0.1:0"
+			if network == "unix" {
+				addr = t.TempDir() + "/s"
+			}
+			ln, err := net.Listen(network, addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			const size = 64 << 10
+			entered, release := make(chan struct{}, 1), make(chan struct{})
+			var mu sync.Mutex
+			got := 0
+			all := make(chan struct{})
+			loop, err := netpoll.NewEventLoop(netpoll.Config{
+				InputCap: 4096,
+				OnRequest: func(_ context.Context, c netpoll.Connection) error {
+					select {
+					case entered <- struct{}{}:
+					default:
+					}
+					<-release
+					n := c.Reader().Len()
+					c.Reader().Skip(n)
+					c.Reader().Release()
+					mu.Lock()
+					if got += n; got == size {
+						close(all)
+					}
+					mu.Unlock()
+					return nil
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- loop.Serve(ln) }()
+			defer func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+				defer cancel()
+				loop.Shutdown(ctx)
+				<-done
+			}()
+			c, err := net.Dial(network, ln.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Write(make([]byte, size))
+			<-entered
+			time.Sleep(100 * time.Millisecond) // read up to the cap, then paused
+			c.Close()
+			time.Sleep(50 * time.Millisecond)
+			before := cpuTime()
+			time.Sleep(300 * time.Millisecond)
+			used := cpuTime() - before
+			close(release)
+			if used > 100*time.Millisecond {
+				t.Fatalf("the process used %v of CPU in 300ms while a paused connection's peer had closed", used)
+			}
+			timer := time.NewTimer(2 * time.Second)
+			defer timer.Stop()
+			select {
+			case <-all:
+			case <-timer.C:
+				mu.Lock()
+				defer mu.Unlock()
+				t.Fatalf("served %d of the %d bytes sent before the peer closed", got, size)
+			}
+		})
+	}
+}

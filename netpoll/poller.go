@@ -51,25 +51,45 @@ func (op *fdOperator) release() {
 
 // setInterest changes what the kernel reports for the fd.
 func (op *fdOperator) setInterest(want int) error {
-	return op.changeInterest(want, ^0)
+	return op.changeInterest(want, 0)
 }
 
 // changeInterest sets the interest bits in add and keeps only those in keep.
 func (op *fdOperator) changeInterest(add, keep int) error {
 	op.wantMu.Lock()
 	defer op.wantMu.Unlock()
+	return op.changeInterestLocked(add, keep)
+}
+
+// changeInterestLocked is changeInterest with op.wantMu held.
+func (op *fdOperator) changeInterestLocked(add, keep int) error {
 	if op.want == detached || op.refs.Load() <= 0 {
 		return ErrConnClosed
 	}
-	want := (op.want & keep) | add
-	if keep == ^0 {
-		want = add
+	if op.want == parked {
+		// Back into the kernel's set with the new interest (none: stay out).
+		if add == 0 {
+			return nil
+		}
+		op.want = add
+		return op.poller.sys.add(op.fd, op, add)
 	}
+	want := (op.want & keep) | add
 	if want == op.want {
 		return nil
 	}
 	op.want = want
 	return op.poller.sys.mod(op.fd, op, want)
+}
+
+// parkLocked takes the fd out of the kernel's set until the next interest
+// added, with op.wantMu held: epoll reports a hang-up on every wait whatever
+// the interest, which only removing the fd stops.
+func (op *fdOperator) parkLocked() {
+	if op.want != detached && op.want != parked {
+		op.want = parked
+		op.poller.sys.del(op.fd)
+	}
 }
 
 // dialed reports whether op is a connection made by a Dialer.
@@ -80,16 +100,22 @@ func (op *fdOperator) detach() {
 	op.wantMu.Lock()
 	defer op.wantMu.Unlock()
 	if op.want != detached {
+		if op.want != parked {
+			op.poller.sys.del(op.fd)
+		}
 		op.want = detached
-		op.poller.sys.del(op.fd)
 	}
 }
 
-// detached is the interest of an operator removed from the kernel.
-const detached = -1
+// detached is the interest of an operator removed from the kernel for good;
+// parked that of one removed until an interest is added again.
+const (
+	detached = -1
+	parked   = -2
+)
 
 // addInterest and dropInterest change one interest bit.
-func (op *fdOperator) addInterest(bit int) error { return op.changeInterest(bit, ^bit|bit) }
+func (op *fdOperator) addInterest(bit int) error { return op.changeInterest(bit, ^0) }
 
 func (op *fdOperator) dropInterest(bit int) error { return op.changeInterest(0, ^bit) }
 
