@@ -260,35 +260,58 @@ func (fg *fileGen) newFunc(s *thrift.Struct) string {
 }
 
 // hasStrings reports whether a value of struct s can hold a string or
-// binary, directly or in anything it contains.
+// binary, directly or in anything it contains. The answer is about every
+// struct reachable from s, so it is found by one walk over them all; only
+// finished answers are cached (an answer taken while a cycle is still being
+// walked would be partial).
 func (g *generator) hasStrings(s *thrift.Struct) bool {
 	if v, ok := g.stringy[s]; ok {
 		return v
 	}
-	g.stringy[s] = false // a cycle adds nothing new
-	v := false
-	for _, fl := range s.Fields {
-		if g.typeHasStrings(fl.Type) {
-			v = true
-			break
+	seen := map[*thrift.Struct]bool{}
+	v := g.reachesStrings(s, seen)
+	if !v {
+		// The walk ended without finding a string, so it saw everything
+		// reachable from s, and so from each struct it passed through.
+		for x := range seen {
+			g.stringy[x] = false
 		}
 	}
 	g.stringy[s] = v
 	return v
 }
 
-func (g *generator) typeHasStrings(t *thrift.Type) bool {
+// reachesStrings reports whether s, or a struct reachable from it that is
+// not in seen, holds a string or binary; it adds to seen each struct it
+// walks.
+func (g *generator) reachesStrings(s *thrift.Struct, seen map[*thrift.Struct]bool) bool {
+	if v, ok := g.stringy[s]; ok {
+		return v // a finished answer
+	}
+	if seen[s] {
+		return false // already being walked: what it reaches is counted there
+	}
+	seen[s] = true
+	for _, fl := range s.Fields {
+		if g.typeReachesStrings(fl.Type, seen) {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *generator) typeReachesStrings(t *thrift.Type, seen map[*thrift.Struct]bool) bool {
 	r := t.Resolved()
 	switch r.Kind {
 	case thrift.TypeString, thrift.TypeBinary:
 		return true
 	case thrift.TypeList, thrift.TypeSet:
-		return g.typeHasStrings(r.Elem)
+		return g.typeReachesStrings(r.Elem, seen)
 	case thrift.TypeMap:
-		return g.typeHasStrings(r.Key) || g.typeHasStrings(r.Elem)
+		return g.typeReachesStrings(r.Key, seen) || g.typeReachesStrings(r.Elem, seen)
 	}
 	if s := r.Struct(); s != nil {
-		return g.hasStrings(s)
+		return g.reachesStrings(s, seen)
 	}
 	return false
 }

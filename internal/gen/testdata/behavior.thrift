@@ -116,3 +116,14 @@ struct Holder {
   2: Pair second
   3: optional Pair third
 }
+
+// CycA and CycB are a cycle where CycB holds strings only through CycA: CycB
+// is read through a private copy of its input all the same.
+struct CycA {
+  1: optional CycB b
+  2: string s
+}
+
+struct CycB {
+  1: optional CycA a
+}
