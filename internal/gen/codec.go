@@ -369,16 +369,73 @@ func (fg *fileGen) errReturn() string {
 }
 
 // structArray emits, for a container whose elements are structs, one
-// allocation of size structs that the elements then point into, and
-// returns its name ("" for other element types). One allocation instead of
-// one per element; the price is that an element keeps the whole array alive.
+// allocation of structs that the elements then point into, and returns its
+// name ("" for other element types). One allocation instead of one per
+// element; the price is that an element keeps its array alive.
+//
+// The header's size is only checked against one input byte per element (a
+// struct may be just its stop byte), so the array first holds at most about
+// 64 KiB of structs; structChunk tops it up as elements are read.
 func (fg *fileGen) structArray(elem *thrift.Type) string {
 	if kindOf(elem, false) != wStruct {
 		return ""
 	}
 	a := fg.local("a")
-	fg.p("%s := make([]%s, size)", a, strings.TrimPrefix(fg.goType(elem, false), "*"))
+	fg.p("%s := make([]%s, min(size, %d))", a, strings.TrimPrefix(fg.goType(elem, false), "*"), structChunkLen(structOf(elem), fg.g.opt.KeepUnknown))
 	return a
+}
+
+// structChunk emits, at the start of element i's read, the top-up of array
+// a (from structArray) once it is used up: as many structs again as were
+// read (at most the rest), so what is allocated stays within twice what the
+// input has shown; and points the next struct read at a[0].
+func (fg *fileGen) structChunk(elem *thrift.Type, a, i string) {
+	fg.p("if len(%s) == 0 {", a)
+	fg.p("%s = make([]%s, min(size-%s, %s))", a, strings.TrimPrefix(fg.goType(elem, false), "*"), i, i)
+	fg.p("}")
+	fg.slot = a + "[0]"
+}
+
+// structArrayBytes is about how much memory structArray allocates before
+// any element is read.
+const structArrayBytes = 64 << 10
+
+// structChunkLen returns how many structs s make about structArrayBytes (at
+// least one), from an estimate of the Go size of s on a 64-bit platform.
+func structChunkLen(s *thrift.Struct, keepUnknown bool) int {
+	size, align := 0, 1
+	add := func(n, al int) {
+		size = (size + al - 1) / al * al
+		size += n
+		align = max(align, al)
+	}
+	for _, fl := range s.Fields {
+		if fieldPointer(s, fl) {
+			add(8, 8)
+			continue
+		}
+		switch kindOf(fl.Type, false) {
+		case wBool, wI8:
+			add(1, 1)
+		case wI16:
+			add(2, 2)
+		case wI32:
+			add(4, 4)
+		case wUUID:
+			add(16, 1)
+		case wString:
+			add(16, 8)
+		case wBinary, wList, wSet:
+			add(24, 8)
+		default: // i64, double, map, struct pointer
+			add(8, 8)
+		}
+	}
+	if keepUnknown {
+		add(48, 8)
+	}
+	size = (size + align - 1) / align * align
+	return max(1, structArrayBytes/max(size, 1))
 }
 
 // readValue emits a block that reads a value of type t at b[off:] and
@@ -457,9 +514,12 @@ func (fg *fileGen) readValue(pr proto, t *thrift.Type, key bool, where, target s
 			arr := fg.structArray(r.Elem)
 			fg.p("for %s := range %s {", i, l)
 			if arr != "" {
-				fg.slot = arr + "[" + i + "]"
+				fg.structChunk(r.Elem, arr, i)
 			}
 			fg.readValue(pr, r.Elem, false, where+" element", l+"["+i+"]", func(e string) { fg.p("%s[%s] = %s", l, i, e) })
+			if arr != "" {
+				fg.p("%s = %s[1:]", arr, arr)
+			}
 			fg.p("}")
 		}
 		set(l)
@@ -481,9 +541,12 @@ func (fg *fileGen) readValue(pr proto, t *thrift.Type, key bool, where, target s
 		fg.p("var %s %s", kv, fg.goType(r.Key, true))
 		fg.readValue(pr, r.Key, true, where+" key", kv, func(e string) { fg.p("%s = %s", kv, e) })
 		if arr != "" {
-			fg.slot = arr + "[" + i + "]"
+			fg.structChunk(r.Elem, arr, i)
 		}
 		fg.readValue(pr, r.Elem, false, where+" value", m+"["+kv+"]", func(e string) { fg.p("%s[%s] = %s", m, kv, e) })
+		if arr != "" {
+			fg.p("%s = %s[1:]", arr, arr)
+		}
 		fg.p("}")
 		set(m)
 		fg.p("}")

@@ -127,3 +127,54 @@ struct CycA {
 struct CycB {
   1: optional CycA a
 }
+
+// Wide is a large struct: a container of them is not allocated whole before
+// its elements are read (the header's size is checked against one input
+// byte per element only).
+struct Wide {
+  1: string s1
+  2: string s2
+  3: string s3
+  4: string s4
+  5: string s5
+  6: string s6
+  7: string s7
+  8: string s8
+  9: string s9
+  10: string s10
+  11: string s11
+  12: string s12
+  13: string s13
+  14: string s14
+  15: string s15
+  16: string s16
+  17: string s17
+  18: string s18
+  19: string s19
+  20: string s20
+  21: string s21
+  22: string s22
+  23: string s23
+  24: string s24
+  25: string s25
+  26: string s26
+  27: string s27
+  28: string s28
+  29: string s29
+  30: string s30
+  31: string s31
+  32: string s32
+  33: string s33
+  34: string s34
+  35: string s35
+  36: string s36
+  37: string s37
+  38: string s38
+  39: string s39
+  40: string s40
+}
+
+struct Wides {
+  1: list<Wide> items
+  2: map<i32, Wide> by_id
+}

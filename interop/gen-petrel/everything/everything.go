@@ -3253,15 +3253,19 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 						return off, thrift.ElemTypeError("Everything.inners (list)", et, thrift.STRUCT)
 					}
 					l209 := make([]*Inner, size)
-					a211 := make([]Inner, size)
+					a211 := make([]Inner, min(size, 2048))
 					for i210 := range l209 {
-						v212 := &a211[i210]
+						if len(a211) == 0 {
+							a211 = make([]Inner, min(size-i210, i210))
+						}
+						v212 := &a211[0]
 						n, err = v212.FastReadDepth(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Everything.inners: %w", err)
 						}
 						off += n
 						l209[i210] = v212
+						a211 = a211[1:]
 					}
 					p.Inners = l209
 				}
@@ -3282,7 +3286,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 						return off, thrift.ElemTypeError("Everything.inner_by_name (map value)", vt, thrift.STRUCT)
 					}
 					m213 := make(map[string]*Inner, size)
-					a216 := make([]Inner, size)
+					a216 := make([]Inner, min(size, 2048))
 					for i214 := 0; i214 < size; i214++ {
 						var k215 string
 						k215, n, err = thrift.Binary.ReadStringNocopy(b[off:])
@@ -3290,13 +3294,17 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 							return off, fmt.Errorf("Everything.inner_by_name: %w", err)
 						}
 						off += n
-						v217 := &a216[i214]
+						if len(a216) == 0 {
+							a216 = make([]Inner, min(size-i214, i214))
+						}
+						v217 := &a216[0]
 						n, err = v217.FastReadDepth(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Everything.inner_by_name: %w", err)
 						}
 						off += n
 						m213[k215] = v217
+						a216 = a216[1:]
 					}
 					p.InnerByName = m213
 				}
@@ -4738,15 +4746,19 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 						return off, thrift.ElemTypeError("Everything.inners (list)", et, thrift.STRUCT)
 					}
 					l338 := make([]*Inner, size)
-					a340 := make([]Inner, size)
+					a340 := make([]Inner, min(size, 2048))
 					for i339 := range l338 {
-						v341 := &a340[i339]
+						if len(a340) == 0 {
+							a340 = make([]Inner, min(size-i339, i339))
+						}
+						v341 := &a340[0]
 						n, err = v341.FastReadDepthCompact(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Everything.inners: %w", err)
 						}
 						off += n
 						l338[i339] = v341
+						a340 = a340[1:]
 					}
 					p.Inners = l338
 				}
@@ -4767,7 +4779,7 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 						return off, thrift.ElemTypeError("Everything.inner_by_name (map value)", vt, thrift.STRUCT)
 					}
 					m342 := make(map[string]*Inner, size)
-					a345 := make([]Inner, size)
+					a345 := make([]Inner, min(size, 2048))
 					for i343 := 0; i343 < size; i343++ {
 						var k344 string
 						k344, n, err = thrift.Compact.ReadStringNocopy(b[off:])
@@ -4775,13 +4787,17 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 							return off, fmt.Errorf("Everything.inner_by_name: %w", err)
 						}
 						off += n
-						v346 := &a345[i343]
+						if len(a345) == 0 {
+							a345 = make([]Inner, min(size-i343, i343))
+						}
+						v346 := &a345[0]
 						n, err = v346.FastReadDepthCompact(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Everything.inner_by_name: %w", err)
 						}
 						off += n
 						m342[k344] = v346
+						a345 = a345[1:]
 					}
 					p.InnerByName = m342
 				}
@@ -6954,15 +6970,19 @@ func (p *InteropServicePickArgs) FastReadDepth(b []byte, depth int) (int, error)
 						return off, thrift.ElemTypeError("InteropService_pick_args.inners (list)", et, thrift.STRUCT)
 					}
 					l400 := make([]*Inner, size)
-					a402 := make([]Inner, size)
+					a402 := make([]Inner, min(size, 2048))
 					for i401 := range l400 {
-						v403 := &a402[i401]
+						if len(a402) == 0 {
+							a402 = make([]Inner, min(size-i401, i401))
+						}
+						v403 := &a402[0]
 						n, err = v403.FastReadDepth(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("InteropService_pick_args.inners: %w", err)
 						}
 						off += n
 						l400[i401] = v403
+						a402 = a402[1:]
 					}
 					p.Inners = l400
 				}
@@ -7073,15 +7093,19 @@ func (p *InteropServicePickArgs) FastReadDepthCompact(b []byte, depth int) (int,
 						return off, thrift.ElemTypeError("InteropService_pick_args.inners (list)", et, thrift.STRUCT)
 					}
 					l407 := make([]*Inner, size)
-					a409 := make([]Inner, size)
+					a409 := make([]Inner, min(size, 2048))
 					for i408 := range l407 {
-						v410 := &a409[i408]
+						if len(a409) == 0 {
+							a409 = make([]Inner, min(size-i408, i408))
+						}
+						v410 := &a409[0]
 						n, err = v410.FastReadDepthCompact(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("InteropService_pick_args.inners: %w", err)
 						}
 						off += n
 						l407[i408] = v410
+						a409 = a409[1:]
 					}
 					p.Inners = l407
 				}

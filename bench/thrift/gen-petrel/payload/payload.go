@@ -810,15 +810,19 @@ func (p *Small) FastReadDepth(b []byte, depth int) (int, error) {
 						return off, thrift.ElemTypeError("Small.records (list)", et, thrift.STRUCT)
 					}
 					l24 := make([]*Record, size)
-					a26 := make([]Record, size)
+					a26 := make([]Record, min(size, 819))
 					for i25 := range l24 {
-						v27 := &a26[i25]
+						if len(a26) == 0 {
+							a26 = make([]Record, min(size-i25, i25))
+						}
+						v27 := &a26[0]
 						n, err = v27.FastReadDepth(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Small.records: %w", err)
 						}
 						off += n
 						l24[i25] = v27
+						a26 = a26[1:]
 					}
 					p.Records = l24
 				}
@@ -1059,15 +1063,19 @@ func (p *Small) FastReadDepthCompact(b []byte, depth int) (int, error) {
 						return off, thrift.ElemTypeError("Small.records (list)", et, thrift.STRUCT)
 					}
 					l38 := make([]*Record, size)
-					a40 := make([]Record, size)
+					a40 := make([]Record, min(size, 819))
 					for i39 := range l38 {
-						v41 := &a40[i39]
+						if len(a40) == 0 {
+							a40 = make([]Record, min(size-i39, i39))
+						}
+						v41 := &a40[0]
 						n, err = v41.FastReadDepthCompact(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Small.records: %w", err)
 						}
 						off += n
 						l38[i39] = v41
+						a40 = a40[1:]
 					}
 					p.Records = l38
 				}
@@ -1597,15 +1605,19 @@ func (p *Large) FastReadDepth(b []byte, depth int) (int, error) {
 						return off, thrift.ElemTypeError("Large.records (list)", et, thrift.STRUCT)
 					}
 					l78 := make([]*Record, size)
-					a80 := make([]Record, size)
+					a80 := make([]Record, min(size, 819))
 					for i79 := range l78 {
-						v81 := &a80[i79]
+						if len(a80) == 0 {
+							a80 = make([]Record, min(size-i79, i79))
+						}
+						v81 := &a80[0]
 						n, err = v81.FastReadDepth(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Large.records: %w", err)
 						}
 						off += n
 						l78[i79] = v81
+						a80 = a80[1:]
 					}
 					p.Records = l78
 				}
@@ -1880,15 +1892,19 @@ func (p *Large) FastReadDepthCompact(b []byte, depth int) (int, error) {
 						return off, thrift.ElemTypeError("Large.records (list)", et, thrift.STRUCT)
 					}
 					l98 := make([]*Record, size)
-					a100 := make([]Record, size)
+					a100 := make([]Record, min(size, 819))
 					for i99 := range l98 {
-						v101 := &a100[i99]
+						if len(a100) == 0 {
+							a100 = make([]Record, min(size-i99, i99))
+						}
+						v101 := &a100[0]
 						n, err = v101.FastReadDepthCompact(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Large.records: %w", err)
 						}
 						off += n
 						l98[i99] = v101
+						a100 = a100[1:]
 					}
 					p.Records = l98
 				}
@@ -3336,15 +3352,19 @@ func (p *Maps) FastReadDepth(b []byte, depth int) (int, error) {
 						return off, thrift.ElemTypeError("Maps.items (list)", et, thrift.STRUCT)
 					}
 					l172 := make([]*Item, size)
-					a174 := make([]Item, size)
+					a174 := make([]Item, min(size, 682))
 					for i173 := range l172 {
-						v175 := &a174[i173]
+						if len(a174) == 0 {
+							a174 = make([]Item, min(size-i173, i173))
+						}
+						v175 := &a174[0]
 						n, err = v175.FastReadDepth(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Maps.items: %w", err)
 						}
 						off += n
 						l172[i173] = v175
+						a174 = a174[1:]
 					}
 					p.Items = l172
 				}
@@ -3654,15 +3674,19 @@ func (p *Maps) FastReadDepthCompact(b []byte, depth int) (int, error) {
 						return off, thrift.ElemTypeError("Maps.items (list)", et, thrift.STRUCT)
 					}
 					l196 := make([]*Item, size)
-					a198 := make([]Item, size)
+					a198 := make([]Item, min(size, 682))
 					for i197 := range l196 {
-						v199 := &a198[i197]
+						if len(a198) == 0 {
+							a198 = make([]Item, min(size-i197, i197))
+						}
+						v199 := &a198[0]
 						n, err = v199.FastReadDepthCompact(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Maps.items: %w", err)
 						}
 						off += n
 						l196[i197] = v199
+						a198 = a198[1:]
 					}
 					p.Items = l196
 				}
