@@ -18,7 +18,8 @@ var commonInitialisms = map[string]bool{
 // one of them. Fields also get Get<Name> and IsSet<Name> accessors.
 var reservedMethodNames = map[string]bool{
 	"Read": true, "Write": true, "FastRead": true, "FastReadCompact": true,
-	"FastReadDepth": true, "FastReadDepthCompact": true, "FastWrite": true,
+	"FastReadDepth": true, "FastReadDepthCompact": true, "FastReadWhole": true,
+	"FastReadWholeCompact": true, "FastWrite": true,
 	"FastWriteCompact": true, "FastWriteNocopy": true, "BLength": true,
 	"BLengthCompact": true, "Size": true, "String": true, "Validate": true,
 	"Equals": true, "DeepCopy": true, "Reset": true, "Error": true,
@@ -27,11 +28,11 @@ var reservedMethodNames = map[string]bool{
 
 // IsReservedMethodName reports whether name (a Go name) is a method the
 // generator defines on struct types: Read, Write, FastRead, FastReadCompact,
-// FastReadDepth, FastReadDepthCompact, FastWrite, FastWriteCompact,
-// FastWriteNocopy, BLength, BLengthCompact, Size, String, Validate, Equals,
-// DeepCopy, Reset, Error, CountSetFields, IsSet, GetError (result structs
-// of service functions have it). The checks reject fields
-// whose Go name is one of these.
+// FastReadDepth, FastReadDepthCompact, FastReadWhole, FastReadWholeCompact,
+// FastWrite, FastWriteCompact, FastWriteNocopy, BLength, BLengthCompact,
+// Size, String, Validate, Equals, DeepCopy, Reset, Error, CountSetFields,
+// IsSet, GetError (result structs of service functions have it). The checks
+// reject fields whose Go name is one of these.
 func IsReservedMethodName(name string) bool { return reservedMethodNames[name] }
 
 // GoName turns a Thrift identifier into an exported Go identifier in golint

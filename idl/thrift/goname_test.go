@@ -69,6 +69,8 @@ func TestGoFieldName(t *testing.T) {
 		{"write", "Write_"},
 		{"string", "String_"},
 		{"b_length", "BLength_"},
+		{"fast_read_whole", "FastReadWhole_"},
+		{"fast_read_whole_compact", "FastReadWholeCompact_"},
 		{"error", "Error_"},
 		{"reader", "Reader"},
 	}

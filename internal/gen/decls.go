@@ -255,11 +255,14 @@ func fieldGoName(s *thrift.Struct, fl *thrift.Field) string {
 	return name
 }
 
-// extraMethods are methods the generator defines on structs beyond those
-// idl/thrift reserves.
+// extraMethods are methods the generator defines on structs, in case
+// idl/thrift does not reserve them (InitDefault it does not: a field
+// init_default becomes InitDefault_). TestFieldsNeverNameMethods checks
+// that every method the generator emits on a struct is here or reserved.
 var extraMethods = map[string]bool{
 	"FastReadDepth": true, "BLengthCompact": true, "FastWriteCompact": true,
 	"FastReadCompact": true, "FastReadDepthCompact": true, "InitDefault": true,
+	"FastReadWhole": true, "FastReadWholeCompact": true,
 }
 
 // clashesWithAccessor reports whether name, the Go name of fl, is also the

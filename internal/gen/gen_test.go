@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"go/ast"
 	"go/format"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -280,4 +283,114 @@ func TestGofmtFixedPoint(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFieldsNeverNameMethods takes every method the generator emits on
+// struct types (over all fixtures; accessors aside) and checks that a field
+// of that name is either rejected by the checks or given another Go name:
+// a field and a method of one name do not compile.
+func TestFieldsNeverNameMethods(t *testing.T) {
+	methods := map[string]bool{}
+	for _, fx := range fixtures(t) {
+		for _, f := range generate(t, fx) {
+			for m := range structMethods(t, f.Content) {
+				if !strings.HasPrefix(m, "Get") && !strings.HasPrefix(m, "IsSet") {
+					methods[m] = true
+				}
+			}
+		}
+	}
+	if !methods["FastRead"] || !methods["InitDefault"] {
+		t.Fatalf("methods found: %v", methods)
+	}
+	for m := range methods {
+		f, err := thrift.Parse("test.thrift", []byte("namespace go m\nstruct S { 1: i32 "+m+" }\n"), thrift.ParseOptions{})
+		if err != nil {
+			if !strings.Contains(err.Error(), "test.thrift:2:") || !strings.Contains(err.Error(), "method") {
+				t.Errorf("field %s: rejected without a position or reason: %v", m, err)
+			}
+			continue
+		}
+		files, err := gen.Generate(f, gen.Options{Module: "m.example/x"})
+		if err != nil {
+			t.Errorf("field %s: %v", m, err)
+			continue
+		}
+		for _, fl := range structFields(t, files[0].Content, "S") {
+			if fl == m {
+				t.Errorf("field %s keeps the name of a method of generated structs", m)
+			}
+		}
+	}
+}
+
+// structMethods returns the names of the methods declared on the Thrift
+// struct types (those with a FastRead method) in the Go source src.
+func structMethods(t *testing.T, src []byte) map[string]bool {
+	t.Helper()
+	file, err := parser.ParseFile(token.NewFileSet(), "", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	structs := map[string]bool{}
+	ast.Inspect(file, func(n ast.Node) bool {
+		if ts, ok := n.(*ast.TypeSpec); ok {
+			if _, ok := ts.Type.(*ast.StructType); ok {
+				structs[ts.Name.Name] = true
+			}
+		}
+		return true
+	})
+	byType := map[string]map[string]bool{}
+	for _, d := range file.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Recv == nil || len(fd.Recv.List) != 1 {
+			continue
+		}
+		rt := fd.Recv.List[0].Type
+		if st, ok := rt.(*ast.StarExpr); ok {
+			rt = st.X
+		}
+		if id, ok := rt.(*ast.Ident); ok && structs[id.Name] {
+			if byType[id.Name] == nil {
+				byType[id.Name] = map[string]bool{}
+			}
+			byType[id.Name][fd.Name.Name] = true
+		}
+	}
+	out := map[string]bool{}
+	for _, ms := range byType {
+		if ms["FastRead"] {
+			for m := range ms {
+				out[m] = true
+			}
+		}
+	}
+	return out
+}
+
+// structFields returns the field names of struct type name in src.
+func structFields(t *testing.T, src []byte, name string) []string {
+	t.Helper()
+	file, err := parser.ParseFile(token.NewFileSet(), "", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	ast.Inspect(file, func(n ast.Node) bool {
+		if ts, ok := n.(*ast.TypeSpec); ok && ts.Name.Name == name {
+			if st, ok := ts.Type.(*ast.StructType); ok {
+				for _, fl := range st.Fields.List {
+					for _, id := range fl.Names {
+						out = append(out, id.Name)
+					}
+				}
+			}
+		}
+		return true
+	})
+	if len(out) == 0 {
+		t.Fatalf("no struct %s with fields in the output", name)
+	}
+	return out
 }
