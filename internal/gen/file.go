@@ -106,6 +106,8 @@ func reservedAliases() map[string]bool {
 	for _, s := range []string{"thrift", "fmt", "b", "p", "w", "t", "id", "n", "err", "off",
 		"depth", "l", "last", "bv", "hb", "fstart", "vstart", "s", "v", "k", "et", "kt", "vt",
 		"size", "text", "true", "false", "nil", "any", "int", "string", "bool", "byte", "error",
+		// FastReadDepth's block of optional values and its type.
+		"opt", "optionals",
 		// The service glue's imports and locals.
 		"context", "errors", "client", "server", "ctx", "opts", "handler", "args", "result",
 		"h", "a", "r", "e", "ok", "ret", "x", "c", "call"} {

@@ -37,7 +37,8 @@ type fixture struct {
 // fixtures returns every good .thrift file of the parser's testdata (all
 // but broken/) and the generator's own, each generated once plainly; the
 // behaviour fixture is also generated with KeepUnknown; glue holds the
-// service glue's corner cases.
+// service glue's corner cases, corners other output that once did not
+// compile.
 func fixtures(t *testing.T) []fixture {
 	t.Helper()
 	var out []fixture
@@ -72,6 +73,7 @@ func fixtures(t *testing.T) []fixture {
 		fixture{name: "behavior", path: "testdata/behavior.thrift", opt: gen.Options{Module: goldenModule}},
 		fixture{name: "behavior_keep_unknown", path: "testdata/behavior.thrift", opt: gen.Options{Module: goldenModule, KeepUnknown: true}},
 		fixture{name: "glue", path: "testdata/glue.thrift", opt: gen.Options{Module: goldenModule}},
+		fixture{name: "corners", path: "testdata/corners/main.thrift", opt: gen.Options{Module: goldenModule}},
 	)
 	return out
 }
