@@ -21,6 +21,15 @@ var brokenCases = map[string][]string{
 	"const_cycle.thrift": {
 		"1:1: constant cycle: X -> Y -> X",
 	},
+	"const_duplicate_keys.thrift": {
+		`3:45: value of const "M": duplicate map key string "a", the same as string "a" at 3:29`,
+		`3:53: value of const "M": duplicate map key "S", the same as string "a" at 3:29`,
+		`4:37: value of const "N": duplicate map key int 1, the same as int 1 at 4:29`,
+		`5:32: value of const "P": duplicate map key int 1, the same as "E.A" at 5:24`,
+		`6:35: value of const "D": duplicate map key double 1, the same as int 1 at 6:29`,
+		`7:36: value of const "Q": duplicate map key int 1, the same as bool true at 7:27`,
+		`8:70: value of const "U": duplicate map key string "{00000000-0000-0000-0000-0000000000ab}", the same as string "00000000-0000-0000-0000-0000000000AB" at 8:27`,
+	},
 	"default_double_for_i32.thrift": {
 		`2:14: default value of field "a": expected i32, found double 1.5`,
 	},
@@ -90,6 +99,9 @@ var brokenCases = map[string][]string{
 	},
 	"struct_const_unknown_field.thrift": {
 		`5:22: value of const "V": struct S has no field "b"`,
+	},
+	"struct_const_duplicate_field.thrift": {
+		`2:30: value of const "C": field "x" of struct P is given twice (first at 2:14)`,
 	},
 	"throws_not_exception.thrift": {
 		`4:23: throws field "e" of S.f has type NotAnException, which is not an exception`,

@@ -634,9 +634,17 @@ func (c *checker) checkValue(v *ConstValue, t *Type, ctx string, depth int) {
 			mismatch()
 			return
 		}
+		seen := map[string]*ConstValue{}
 		for _, e := range v.Map {
 			c.checkValue(e.Key, rt.Key, ctx, depth+1)
 			c.checkValue(e.Value, rt.Elem, ctx, depth+1)
+			if k, ok := constKey(e.Key, rt.Key); ok {
+				if prev, dup := seen[k]; dup {
+					c.errorf(e.Key.Pos, "%s: duplicate map key %s, the same as %s at %d:%d", ctx, describeValue(e.Key), describeValue(prev), prev.Pos.Line, prev.Pos.Col)
+				} else {
+					seen[k] = e.Key
+				}
+			}
 		}
 	case TypeNamed:
 		switch d := rt.Ref.(type) {
@@ -656,7 +664,15 @@ func (c *checker) checkValue(v *ConstValue, t *Type, ctx string, depth int) {
 				mismatch()
 				return
 			}
+			seen := map[string]*ConstValue{}
 			for _, e := range v.Map {
+				if e.Key.Kind == ConstString {
+					if prev, dup := seen[e.Key.String]; dup {
+						c.errorf(e.Key.Pos, "%s: field %q of %s %s is given twice (first at %d:%d)", ctx, e.Key.String, d.Kind, d.Name, prev.Pos.Line, prev.Pos.Col)
+						continue
+					}
+					seen[e.Key.String] = e.Key
+				}
 				if e.Key.Kind != ConstString {
 					c.errorf(e.Key.Pos, "%s: a %s constant needs field names as keys, found %s", ctx, d.Kind, describeValue(e.Key))
 					continue
@@ -672,6 +688,69 @@ func (c *checker) checkValue(v *ConstValue, t *Type, ctx string, depth int) {
 			}
 		}
 	}
+}
+
+// constKey returns a text that two keys of a map constant of key type t
+// share exactly when they are the same Go map key (after following
+// constants and enum values: 1 and 0x1, E.A and its number, "a" and a
+// constant "a"). ok is false for values that are not valid keys of type t
+// (the checks report those) and for keys that Go holds as pointers (lists,
+// sets, maps, structs), which never collide.
+func constKey(v *ConstValue, t *Type) (key string, ok bool) {
+	rt := t.Resolved()
+	if rt == nil {
+		return "", false
+	}
+	tv := v.Target()
+	if tv == nil {
+		return "", false
+	}
+	n, isInt := int64(0), false
+	switch {
+	case tv.Kind == ConstIdent && tv.EnumValue != nil:
+		n, isInt = tv.EnumValue.Value, true
+	case tv.Kind == ConstInt:
+		n, isInt = tv.Int, true
+	case tv.Kind == ConstBool:
+		if tv.Bool {
+			n = 1
+		}
+		isInt = true
+	}
+	switch rt.Kind {
+	case TypeBool, TypeI8, TypeI16, TypeI32, TypeI64:
+		if isInt {
+			if rt.Kind == TypeBool && n != 0 {
+				n = 1
+			}
+			return strconv.FormatInt(n, 10), true
+		}
+	case TypeNamed:
+		if rt.Enum() != nil && isInt {
+			return strconv.FormatInt(n, 10), true
+		}
+	case TypeDouble:
+		f := tv.Double
+		switch {
+		case isInt && tv.Kind == ConstInt:
+			f = float64(n)
+		case tv.Kind != ConstDouble:
+			return "", false
+		}
+		if f == 0 {
+			f = 0 // -0 and 0 are one key
+		}
+		return strconv.FormatFloat(f, 'g', -1, 64), true
+	case TypeString, TypeBinary:
+		if tv.Kind == ConstString {
+			return tv.String, true
+		}
+	case TypeUUID:
+		if tv.Kind == ConstString && validUUID(tv.String) {
+			return strings.ToLower(strings.NewReplacer("{", "", "}", "", "-", "").Replace(tv.String)), true
+		}
+	}
+	return "", false
 }
 
 // assignable reports whether a constant declared with type from may be used
