@@ -155,10 +155,16 @@ func (fg *fileGen) constExpr(t *thrift.Type, v *thrift.ConstValue) string {
 	return "0"
 }
 
-// constKeyExpr renders a map key constant (binary keys are Go strings).
+// constKeyExpr renders a map key constant: binary keys are Go strings, and
+// list, set and map keys are pointers (see goType), so their literal is
+// taken the address of.
 func (fg *fileGen) constKeyExpr(t *thrift.Type, v *thrift.ConstValue) string {
-	if kindOf(t, true) == wString && t.Resolved().Kind == thrift.TypeBinary {
+	k := kindOf(t, true)
+	if k == wString && t.Resolved().Kind == thrift.TypeBinary {
 		return strconv.Quote(v.Target().String)
+	}
+	if isContainerKind(k) {
+		return "&" + fg.constExpr(t, v)
 	}
 	return fg.constExpr(t, v)
 }

@@ -15,3 +15,16 @@ struct UsesOpt {
   5: optional optionals.Mode mode
   6: optionals.Other other
 }
+
+// Map constants whose keys are lists, sets or maps: Go holds such keys
+// through pointers.
+typedef list<i32> L
+const map<list<i32>, i32> BY_LIST = {[1, 2]: 3}
+const map<L, string> BY_L = {[1]: "one"}
+const map<set<string>, i32> BY_SET = {["a"]: 1}
+const map<map<list<i32>, i32>, i32> BY_MAP = {{[1]: 1}: 2}
+const list<map<L, i32>> NESTED = [{[1]: 1}]
+
+struct WithContainerKeys {
+  1: map<L, i32> m = {[1]: 2}
+}
