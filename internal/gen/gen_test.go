@@ -396,3 +396,31 @@ func structFields(t *testing.T, src []byte, name string) []string {
 	}
 	return out
 }
+
+// TestDocCommentCleaned: IDL comments may hold what Go comments may not (a
+// NUL byte, invalid UTF-8, a byte order mark, other control characters);
+// the generator writes U+FFFD for those instead of failing on its own
+// output.
+func TestDocCommentCleaned(t *testing.T) {
+	for _, doc := range []string{"nul \x00 byte", "bad \xff utf8", "bom \ufeff mark", "bell \a and del \x7f", "cr \r mid line"} {
+		src := "/** file " + doc + " */\n\nstruct S { 1: i32 a }\n/** " + doc + " */\nstruct T {\n  /** " + doc + " */\n  1: i32 a\n}\n" +
+			"/** " + doc + " */\nenum E {\n  /** " + doc + " */\n  A = 1\n}\n/** " + doc + " */\nservice Svc {\n  /** " + doc + " */\n  void f()\n}\n"
+		f, err := thrift.Parse("doc.thrift", []byte(src), thrift.ParseOptions{})
+		if err != nil {
+			t.Fatalf("doc %q: Parse: %v", doc, err)
+		}
+		files, err := gen.Generate(f, gen.Options{Module: "m.example/doc"})
+		if err != nil {
+			t.Errorf("doc %q: Generate: %v", doc, err)
+			continue
+		}
+		out := string(files[0].Content)
+		if strings.Contains(doc, "\r") {
+			if !strings.Contains(out, "// cr\n") || strings.Contains(out, "\r") {
+				t.Errorf("doc %q: a carriage return does not end the line", doc)
+			}
+		} else if n := strings.Count(out, "\ufffd"); n < 6 {
+			t.Errorf("doc %q: U+FFFD written %d times, want once per comment (6)", doc, n)
+		}
+	}
+}
