@@ -136,7 +136,7 @@ func (fg *fileGen) lenValue(pr proto, t *thrift.Type, key bool, x string) int {
 			fg.p("l += len(%s) * %d", x, ec)
 		}
 		fg.p("for _, %s := range %s {", v, x)
-		fg.buf.WriteString(inner)
+		fg.write(inner)
 		fg.p("}")
 		return c
 	case wMap:
@@ -173,8 +173,8 @@ func (fg *fileGen) lenValue(pr proto, t *thrift.Type, key bool, x string) int {
 		} else {
 			fg.p("for %s, %s := range %s {", kv, vv, x)
 		}
-		fg.buf.WriteString(kin)
-		fg.buf.WriteString(vin)
+		fg.write(kin)
+		fg.write(vin)
 		fg.p("}")
 		return c
 	}

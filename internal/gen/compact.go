@@ -90,7 +90,7 @@ func (fg *fileGen) genCompactCodec(s *thrift.Struct) {
 					fg.p("l += thrift.Compact.FieldBeginLength(%s, %d, last)", ttype(k), fl.ID)
 				}
 				c += vc
-				fg.buf.WriteString(inner)
+				fg.write(inner)
 				h.after(fg, fl.ID, false)
 				continue
 			}
@@ -101,7 +101,7 @@ func (fg *fileGen) genCompactCodec(s *thrift.Struct) {
 			} else {
 				fg.p("l += thrift.Compact.FieldBeginLength(%s, %d, last) + %d", ttype(k), fl.ID, vc)
 			}
-			fg.buf.WriteString(inner)
+			fg.write(inner)
 			h.after(fg, fl.ID, true)
 			fg.p("}")
 		}
@@ -113,7 +113,7 @@ func (fg *fileGen) genCompactCodec(s *thrift.Struct) {
 	fg.p("func (p *%s) BLengthCompact() int {", name)
 	fg.p("if p == nil { return 1 }")
 	fg.p("l := %d", c)
-	fg.buf.WriteString(body)
+	fg.write(body)
 	fg.p("return l")
 	fg.p("}")
 	fg.p("")

@@ -33,6 +33,9 @@ type fileGen struct {
 	field string
 	// nocopy makes writeValue emit the *Nocopy writers (FastWriteNocopy).
 	nocopy bool
+	// emitted counts the bytes of code written, captured text included
+	// (see grew).
+	emitted int
 	// paramAvoid are names (beyond imports, keywords and predeclared ones)
 	// that method parameters must not take: package-level names the
 	// method bodies use.
@@ -74,12 +77,38 @@ func (g *generator) newFileGen(f *thrift.File) *fileGen {
 
 // p writes one line of code.
 func (fg *fileGen) p(format string, args ...any) {
+	n := fg.buf.Len()
 	if len(args) == 0 {
 		fg.buf.WriteString(format)
 	} else {
 		fmt.Fprintf(fg.buf, format, args...)
 	}
 	fg.buf.WriteByte('\n')
+	fg.grew(fg.buf.Len() - n)
+}
+
+// write writes code made earlier (captured).
+func (fg *fileGen) write(code string) {
+	fg.buf.WriteString(code)
+	fg.grew(len(code))
+}
+
+// maxOutput bounds the code generated for one Thrift file. Nested
+// container types are written out in full at each use, so IDL such as
+// typedefs of maps of the previous typedef doubles the code per level:
+// without a bound, two dozen lines of IDL would exhaust memory.
+const maxOutput = 64 << 20
+
+// tooLarge is the panic by which grew abandons a declaration whose code
+// passes maxOutput; generate turns it into an error at the declaration.
+type tooLarge struct{}
+
+// grew counts n more bytes of generated code.
+func (fg *fileGen) grew(n int) {
+	fg.emitted += n
+	if fg.emitted > maxOutput {
+		panic(tooLarge{})
+	}
 }
 
 // capture runs fn and returns what it wrote instead of writing it.
@@ -176,17 +205,8 @@ func cleanDoc(s string) string {
 // declarations.
 func (fg *fileGen) generate() {
 	for _, d := range fg.f.Decls {
-		switch d := d.(type) {
-		case *thrift.Typedef:
-			fg.genTypedef(d)
-		case *thrift.Const:
-			fg.genConst(d)
-		case *thrift.Enum:
-			fg.genEnum(d)
-		case *thrift.Struct:
-			fg.genStruct(d)
-		case *thrift.Service:
-			fg.genService(d)
+		if !fg.genDecl(d) {
+			return
 		}
 		fg.cut(false)
 	}
@@ -214,6 +234,33 @@ func (fg *fileGen) generate() {
 	// Keep every import used, whatever the file declares.
 	out.WriteString("var (\n\t_ = fmt.Sprintf\n\t_ = thrift.STOP\n)\n")
 	fg.chunks = append([]chunk{{text: out.String()}}, body...)
+}
+
+// genDecl generates one declaration; it reports false, with the
+// generator's error set, when its code would pass maxOutput.
+func (fg *fileGen) genDecl(d thrift.Decl) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, big := r.(tooLarge); !big {
+				panic(r)
+			}
+			fg.g.fail(d.DeclPos(), "the Go code generated for %s passes %d MiB: its nested container types are written out in full at every use; give the inner containers struct types", d.DeclName(), maxOutput>>20)
+			ok = false
+		}
+	}()
+	switch d := d.(type) {
+	case *thrift.Typedef:
+		fg.genTypedef(d)
+	case *thrift.Const:
+		fg.genConst(d)
+	case *thrift.Enum:
+		fg.genEnum(d)
+	case *thrift.Struct:
+		fg.genStruct(d)
+	case *thrift.Service:
+		fg.genService(d)
+	}
+	return true
 }
 
 // indentRaw lays out a raw chunk as gofmt would: one statement per line

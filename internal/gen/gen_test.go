@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"go/ast"
 	"go/format"
 	"go/parser"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/petrel-rpc/petrel/idl/thrift"
 	"github.com/petrel-rpc/petrel/internal/gen"
@@ -423,4 +425,28 @@ func TestDocCommentCleaned(t *testing.T) {
 			t.Errorf("doc %q: U+FFFD written %d times, want once per comment (6)", doc, n)
 		}
 	}
+}
+
+// TestNestedContainersBounded: each typedef is a map of the previous one,
+// whose codec is written out in full at each use, so the code doubles per
+// level. Thirty levels (about 2^30 times the first) end in an error at the
+// typedef or struct whose code passes the bound, quickly and in bounded
+// memory, instead of exhausting memory.
+func TestNestedContainersBounded(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("typedef map<i32, i32> A0\n")
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&src, "typedef map<A%d, A%d> A%d\n", i-1, i-1, i)
+	}
+	src.WriteString("struct Deep {\n  1: A30 a\n}\n")
+	f, err := thrift.Parse("deep.thrift", []byte(src.String()), thrift.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = gen.Generate(f, gen.Options{Module: "m.example/deep"})
+	if err == nil || !strings.Contains(err.Error(), "deep.thrift:") || !strings.Contains(err.Error(), "MiB") {
+		t.Fatalf("Generate: %v, want an error at a declaration of deep.thrift saying the code is too large", err)
+	}
+	t.Logf("after %v: %v", time.Since(start), err)
 }

@@ -69,7 +69,7 @@ func (fg *fileGen) genBinaryCodec(s *thrift.Struct) {
 			inner := fg.capture(func() { vc = fg.lenValue(pr, fl.Type, false, fieldValue(s, fl)) })
 			fg.p("if p.%s != nil {", fieldGoName(s, fl))
 			fg.p("l += %d", 3+vc)
-			fg.buf.WriteString(inner)
+			fg.write(inner)
 			fg.p("}")
 		}
 		if fg.g.opt.KeepUnknown {
@@ -80,7 +80,7 @@ func (fg *fileGen) genBinaryCodec(s *thrift.Struct) {
 	fg.p("func (p *%s) BLength() int {", name)
 	fg.p("if p == nil { return 1 }")
 	fg.p("l := %d", c)
-	fg.buf.WriteString(body)
+	fg.write(body)
 	fg.p("return l")
 	fg.p("}")
 	fg.p("")
