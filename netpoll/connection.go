@@ -746,6 +746,13 @@ func (c *connection) closeWith(reason error) {
 			break
 		}
 	}
+	c.closed()
+}
+
+// closed does what follows the change to stateClosed, once, by whoever made
+// it: it wakes the waiters, takes the fd out of its poller and drops the
+// open reference, forgets the connection and runs the close callbacks.
+func (c *connection) closed() {
 	c.waitN.Store(-1)
 	c.wakeReader()
 	c.wakeWriter()

@@ -4,6 +4,7 @@ package netpoll
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"runtime/debug"
@@ -165,59 +166,130 @@ func (l *EventLoop) closeAll() {
 	}
 }
 
-// accepted registers a connection the listener accepted.
-func (l *EventLoop) accepted(c *connection) error {
+// accepted serves a connection the listener accepted, or closes it (and its
+// fd) when it is not served.
+func (l *EventLoop) accepted(c *connection) {
 	c.inputCap = l.cfg.InputCap
 	c.readTimeout.Store(int64(l.cfg.ReadTimeout))
 	c.writeTimeout.Store(int64(l.cfg.WriteTimeout))
-	if l.cfg.OnPrepare != nil {
-		c.setContext(l.cfg.OnPrepare(c))
+	if l.cfg.OnPrepare != nil && !l.prepare(c) {
+		closeFD(c.op.fd)
+		return
 	}
+	// No handler runs until the connection is published and OnConnect is
+	// done: input that comes meanwhile waits.
+	c.processing.Store(1)
+	if err := defaultManager.register(&c.op, wantRead); err != nil {
+		l.notServed(c, err, false)
+		closeFD(c.op.fd)
+		return
+	}
+	// Published only once registered, so that Shutdown never closes a
+	// connection whose fd is not in a poller yet.
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
-		return l.notServed(c, ErrLoopClosed)
+		l.notServed(c, ErrLoopClosed, true)
+		return
 	}
-	l.conns[c] = struct{}{}
+	if c.state.Load() != stateClosed { // else closeWith has been and forgotten it
+		l.conns[c] = struct{}{}
+	}
 	l.mu.Unlock()
-	if l.cfg.OnConnect != nil {
-		// Hold handlers back until OnConnect is done.
-		c.processing.Store(1)
-	}
-	if err := defaultManager.register(&c.op, wantRead); err != nil {
-		l.forget(c)
-		return l.notServed(c, err)
-	}
 	if l.cfg.IdleTimeout > 0 {
 		c.SetIdleTimeout(l.cfg.IdleTimeout)
 	}
 	if l.cfg.OnConnect != nil {
-		l.pool.Go(func() {
-			c.setContext(l.cfg.OnConnect(c.context(), c))
-			c.processing.Store(0)
-			// Input that came meanwhile is served even if the peer has
-			// closed since; the handler then finishes the connection.
-			if c.in.Len() > 0 {
-				c.dispatch()
-				return
-			}
-			c.finishIfDone()
-		})
+		l.pool.Go(c.connect)
+		return
 	}
-	return nil
+	c.startServing()
+}
+
+// prepare runs OnPrepare, on the poller goroutine. A panic is reported and
+// the connection is not served.
+func (l *EventLoop) prepare(c *connection) (ok bool) {
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		if r := recover(); r != nil {
+			l.reportPanic(r)
+		}
+		l.notServed(c, errors.New("netpoll: OnPrepare panicked"), false)
+	}()
+	c.setContext(l.cfg.OnPrepare(c))
+	returned = true
+	// Closed by OnPrepare (or by someone it gave the connection to): its
+	// fd is not registered, so it is only closed here.
+	return c.state.Load() != stateClosed
+}
+
+// connect runs OnConnect in a pool goroutine, then lets handlers serve the
+// connection. An OnConnect that panics (reported) or calls runtime.Goexit
+// closes the connection.
+func (c *connection) connect() {
+	l := c.loop
+	done := false
+	defer func() {
+		if done {
+			return
+		}
+		why := "netpoll: OnConnect called runtime.Goexit"
+		if r := recover(); r != nil {
+			l.reportPanic(r)
+			why = "netpoll: OnConnect panicked"
+		}
+		c.closeWith(errors.New(why))
+		c.processing.Store(0)
+		c.finishIfDone()
+	}()
+	c.setContext(l.cfg.OnConnect(c.context(), c))
+	done = true
+	c.startServing()
+}
+
+// startServing lets handlers serve a connection accepted: the caller owns
+// processing and gives it up.
+func (c *connection) startServing() {
+	c.processing.Store(0)
+	// Input that came meanwhile is served even if the peer has closed since;
+	// the handler then finishes the connection.
+	if c.in.Len() > 0 {
+		c.dispatch()
+		return
+	}
+	c.finishIfDone()
 }
 
 // notServed closes a connection accepted and prepared that will not be
 // served, running OnDisconnect for it, since OnPrepare may have counted it.
-// The caller closes the fd.
-func (l *EventLoop) notServed(c *connection, err error) error {
-	if c.state.CompareAndSwap(stateOpen, stateClosed) {
-		c.closeErr.Store(&err)
-		if l.cfg.OnPrepare != nil {
-			l.disconnected(c)
+// Unless it is registered (then it is closed like any other), the caller
+// closes the fd.
+func (l *EventLoop) notServed(c *connection, err error, registered bool) {
+	for {
+		s := c.state.Load()
+		if s == stateClosed {
+			break // whoever closed it did the rest
+		}
+		if c.state.CompareAndSwap(s, stateClosed) {
+			if s == stateOpen {
+				c.closeErr.Store(&err)
+				if l.cfg.OnPrepare != nil {
+					l.disconnected(c)
+				}
+			}
+			if registered {
+				c.closed()
+			}
+			break
 		}
 	}
-	return err
+	if registered {
+		c.dropInput()
+		c.processing.Store(0)
+	}
 }
 
 func (l *EventLoop) forget(c *connection) {
@@ -289,9 +361,7 @@ func (x *listener) onEvent(ev int) {
 		x.op.release()
 		switch {
 		case errno == 0:
-			if err := x.loop.accepted(c); err != nil {
-				closeFD(c.op.fd)
-			}
+			x.loop.accepted(c)
 		case errno == syscall.EAGAIN || errno == syscall.EINTR || errno == syscall.ECONNABORTED:
 			if errno == syscall.EAGAIN {
 				return

@@ -827,3 +827,77 @@ func TestReadAfterFlushWaited(t *testing.T) {
 		t.Fatalf("read after a Flush that waited: %v", err)
 	}
 }
+
+// TestConnectCallbackFailureClosesConnection: an OnPrepare or OnConnect
+// that panics (reported to the PanicHandler) or an OnConnect that calls
+// runtime.Goexit closes its connection, with OnDisconnect, and the loop
+// goes on serving others. OnPrepare's panic used to kill the process (it
+// runs on the poller); OnConnect's left the connection held by no one,
+// never served nor closed.
+func TestConnectCallbackFailureClosesConnection(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		prepare   func()
+		connect   func()
+		recovered any
+	}{
+		{"OnPrepare panics", func() { panic("prepare") }, func() {}, "prepare"},
+		{"OnConnect panics", func() {}, func() { panic("connect") }, "connect"},
+		{"OnConnect Goexit", func() {}, runtime.Goexit, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n atomic.Int32
+			var recovered atomic.Value
+			disconnected := make(chan struct{}, 2)
+			_, addr := serve(t, netpoll.Config{
+				OnRequest: echo,
+				OnPrepare: func(netpoll.Connection) context.Context {
+					if n.Add(1) == 1 {
+						tc.prepare()
+					}
+					return context.Background()
+				},
+				OnConnect: func(ctx context.Context, _ netpoll.Connection) context.Context {
+					if n.Load() == 1 {
+						tc.connect()
+					}
+					return ctx
+				},
+				OnDisconnect: func(context.Context, netpoll.Connection) { disconnected <- struct{}{} },
+				PanicHandler: func(r any, _ []byte) { recovered.Store(r) },
+			})
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			c.Write([]byte("x"))
+			c.SetReadDeadline(time.Now().Add(2 * time.Second))
+			// EOF, or a reset when the input was left unread.
+			if _, err := c.Read(make([]byte, 1)); err == nil || os.IsTimeout(err) {
+				t.Fatalf("read: %v, want the connection closed", err)
+			}
+			timer := time.NewTimer(2 * time.Second)
+			defer timer.Stop()
+			select {
+			case <-disconnected:
+			case <-timer.C:
+				t.Fatal("no OnDisconnect")
+			}
+			if r := recovered.Load(); r != tc.recovered {
+				t.Fatalf("PanicHandler got %v, want %v", r, tc.recovered)
+			}
+			// The loop serves the next connection.
+			c2, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c2.Close()
+			c2.Write([]byte("y"))
+			c2.SetReadDeadline(time.Now().Add(2 * time.Second))
+			if _, err := c2.Read(make([]byte, 1)); err != nil {
+				t.Fatalf("next connection: %v", err)
+			}
+		})
+	}
+}

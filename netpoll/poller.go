@@ -100,7 +100,7 @@ func (op *fdOperator) detach() {
 	op.wantMu.Lock()
 	defer op.wantMu.Unlock()
 	if op.want != detached {
-		if op.want != parked {
+		if op.want != parked && op.poller != nil { // nil: never registered
 			op.poller.sys.del(op.fd)
 		}
 		op.want = detached

@@ -1,0 +1,62 @@
+//go:build linux
+
+package netpoll
+
+import (
+	"context"
+	"io"
+	"net"
+	"testing"
+	"time"
+)
+
+// TestShutdownDuringRegister: a connection accepted but not yet registered
+// with a poller (register held up) is not seen by Shutdown, which used to
+// close it and dereference its nil poller; once registered it finds the
+// loop closed and is closed.
+func TestShutdownDuringRegister(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	loop, err := NewEventLoop(Config{OnRequest: func(context.Context, Connection) error { return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- loop.Serve(ln) }()
+	for {
+		loop.mu.Lock()
+		n := len(loop.listeners)
+		loop.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	defaultManager.mu.Lock() // holds register, where the poller accepts
+	locked := true
+	defer func() {
+		if locked {
+			defaultManager.mu.Unlock()
+		}
+	}()
+	cl, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	time.Sleep(50 * time.Millisecond) // accepted, waiting in register
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := loop.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	locked = false
+	defaultManager.mu.Unlock()
+	<-done
+	cl.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := cl.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("connection accepted during Shutdown: %v, want EOF", err)
+	}
+}
