@@ -32,8 +32,8 @@ type Config struct {
 	// ReadTimeout bounds each blocking read of a handler; 0 (default) means
 	// no limit.
 	ReadTimeout time.Duration
-	// WriteTimeout bounds each Flush that waits for the socket; 0 (default)
-	// means no limit.
+	// WriteTimeout bounds each Flush that waits for the socket, from its
+	// first wait to its end; 0 (default) means no limit.
 	WriteTimeout time.Duration
 	// IdleTimeout closes connections without input for this long; 0 (default)
 	// means never.
@@ -44,7 +44,8 @@ type Config struct {
 	// Pool runs the handlers (default: a pool of its own with
 	// gopool.DefaultConfig, closed at Shutdown).
 	Pool *gopool.Pool
-	// PanicHandler receives a panic of OnRequest (the connection is closed).
+	// PanicHandler receives a panic of OnRequest, OnPrepare or OnConnect (the
+	// connection is closed).
 	// Default: none (the panic is dropped after closing the connection).
 	PanicHandler func(recovered any, stack []byte)
 }

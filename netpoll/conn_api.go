@@ -26,8 +26,8 @@ type Connection interface {
 	IsActive() bool
 	// SetReadTimeout bounds each blocking read; 0 means no limit.
 	SetReadTimeout(d time.Duration) error
-	// SetWriteTimeout bounds each Flush that must wait for the socket; 0 means
-	// no limit.
+	// SetWriteTimeout bounds each Flush that must wait for the socket, from
+	// its first wait to its end; 0 means no limit.
 	SetWriteTimeout(d time.Duration) error
 	// SetIdleTimeout closes the connection after d without input; 0 means
 	// never.

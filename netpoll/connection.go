@@ -42,6 +42,7 @@ type connection struct {
 	writeCh    chan struct{}         // wakes a Flush waiting for room
 	paused     atomic.Bool           // reading stopped by the input cap
 	dialing    atomic.Bool           // connect in progress: events only wake the dialer
+	wwaiting   atomic.Bool           // a Flush waits for room (waitWritable)
 
 	rtimer       *time.Timer  // the reader's deadline timer, reused; reader goroutine only
 	rarmed       int64        // the deadline rtimer is armed for, 0 if none; reader goroutine only
@@ -636,8 +637,10 @@ func (c *connection) flushLocked() error {
 		return c.errClosed()
 	}
 	c.out.Flush()
+	var timeoutAt int64 // WriteTimeout's end, from the Flush's first wait
 	for c.out.Len() > 0 {
 		if !c.op.acquire() {
+			c.out.Release()
 			c.out.Reset()
 			return c.errClosed()
 		}
@@ -650,7 +653,12 @@ func (c *connection) flushLocked() error {
 		switch {
 		case errno == 0:
 		case errno == syscall.EAGAIN:
-			if err := c.waitWritable(); err != nil {
+			if timeoutAt == 0 {
+				if t := c.writeTimeout.Load(); t > 0 {
+					timeoutAt = time.Now().UnixNano() + t
+				}
+			}
+			if err := c.waitWritable(timeoutAt); err != nil {
 				c.out.Release()
 				c.out.Reset()
 				return err
@@ -669,18 +677,21 @@ func (c *connection) flushLocked() error {
 	return nil
 }
 
-// waitWritable waits for room in the socket's send buffer.
-func (c *connection) waitWritable() error {
+// waitWritable waits for room in the socket's send buffer, until timeoutAt
+// (UnixNano; 0 none) or the write deadline. SetWriteDeadline wakes it: the
+// caller retries the write and, still blocked, waits again under the new
+// deadline.
+func (c *connection) waitWritable(timeoutAt int64) error {
 	if err := c.op.addInterest(wantWrite); err != nil {
 		return c.errClosed()
 	}
 	defer c.op.dropInterest(wantWrite)
+	c.wwaiting.Store(true) // before the deadline is read; see SetWriteDeadline
+	defer c.wwaiting.Store(false)
 	var timeout <-chan time.Time
 	dl := c.writeDL.Load()
-	if t := c.writeTimeout.Load(); t > 0 {
-		if d := time.Now().UnixNano() + t; dl == 0 || d < dl {
-			dl = d
-		}
+	if timeoutAt != 0 && (dl == 0 || timeoutAt < dl) {
+		dl = timeoutAt
 	}
 	if dl != 0 {
 		d := time.Duration(dl - time.Now().UnixNano())
@@ -821,6 +832,9 @@ func (c *connection) SetReadDeadline(t time.Time) error {
 // SetWriteDeadline sets the deadline of blocking flushes; zero means none.
 func (c *connection) SetWriteDeadline(t time.Time) error {
 	c.writeDL.Store(unixNano(t))
+	if c.wwaiting.Load() {
+		c.wakeWriter() // a Flush waiting for room re-reads the deadline
+	}
 	return nil
 }
 
@@ -849,8 +863,8 @@ func (c *connection) SetReadTimeout(d time.Duration) error {
 	return nil
 }
 
-// SetWriteTimeout bounds each Flush that waits for the socket; 0 means no
-// limit.
+// SetWriteTimeout bounds each Flush that waits for the socket, from its first
+// wait to its end (however many waits); 0 means no limit.
 func (c *connection) SetWriteTimeout(d time.Duration) error {
 	if d < 0 {
 		d = 0

@@ -123,7 +123,11 @@ func (l *EventLoop) Shutdown(ctx context.Context) error {
 		break
 	}
 	if l.ownsPool {
-		l.pool.Close()
+		// Bounded by ctx too: a handler stuck on something other than its
+		// connection must not hold Shutdown past it.
+		if perr := l.pool.Shutdown(ctx); err == nil {
+			err = perr
+		}
 	}
 	return err
 }

@@ -901,3 +901,119 @@ func TestConnectCallbackFailureClosesConnection(t *testing.T) {
 		})
 	}
 }
+
+// TestShutdownEndsWithCtx: Shutdown returns ctx's error about when ctx
+// ends even while a handler is stuck on something other than its
+// connection (it used to wait for the loop's own pool without a deadline).
+func TestShutdownEndsWithCtx(t *testing.T) {
+	release, entered := make(chan struct{}, 1), make(chan struct{}, 1)
+	defer func() { release <- struct{}{} }()
+	loop, addr := serve(t, netpoll.Config{OnRequest: func(context.Context, netpoll.Connection) error {
+		entered <- struct{}{}
+		<-release
+		return nil
+	}})
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Write([]byte("x"))
+	<-entered
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	res := make(chan error, 1)
+	go func() { res <- loop.Shutdown(ctx) }()
+	timer := time.NewTimer(time.Second)
+	defer timer.Stop()
+	select {
+	case err := <-res:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Shutdown: %v, want context.DeadlineExceeded", err)
+		}
+	case <-timer.C:
+		release <- struct{}{}
+		<-res
+		t.Fatal("Shutdown with a 100ms ctx still running after 1s")
+	}
+}
+
+// blockedFlush dials a peer that reads through read (called with the
+// accepted side) and starts a Flush of 32 MiB, more than the socket holds.
+func blockedFlush(t *testing.T, setup func(netpoll.Connection), read func(net.Conn)) (netpoll.Connection, <-chan error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	acc := make(chan net.Conn, 1)
+	go func() {
+		s, _ := ln.Accept()
+		acc <- s
+	}()
+	c, err := netpoll.DialConnection("tcp", ln.Addr().String(), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := <-acc
+	t.Cleanup(func() { c.Close(); s.Close() })
+	setup(c)
+	go read(s)
+	res := make(chan error, 1)
+	go func() {
+		c.Writer().Malloc(32 << 20)
+		res <- c.Writer().Flush()
+	}()
+	return c, res
+}
+
+// TestWriteDeadlineSetWhileFlushWaits: a write deadline set while a Flush
+// waits for room applies to it (it used to be read once per wait).
+func TestWriteDeadlineSetWhileFlushWaits(t *testing.T) {
+	c, res := blockedFlush(t, func(netpoll.Connection) {}, func(net.Conn) {})
+	time.Sleep(100 * time.Millisecond)
+	c.SetWriteDeadline(time.Now())
+	timer := time.NewTimer(2 * time.Second)
+	defer timer.Stop()
+	select {
+	case err := <-res:
+		if !netpoll.IsTimeout(err) {
+			t.Fatalf("Flush: %v, want a timeout", err)
+		}
+	case <-timer.C:
+		t.Fatal("Flush still blocked 2s after SetWriteDeadline(now)")
+	}
+}
+
+// TestWriteTimeoutBoundsFlush: the write timeout bounds a whole Flush, not
+// each wait in it, so a peer reading just often enough cannot keep a Flush
+// going for good.
+func TestWriteTimeoutBoundsFlush(t *testing.T) {
+	stop := make(chan struct{})
+	defer close(stop)
+	_, res := blockedFlush(t, func(c netpoll.Connection) { c.SetWriteTimeout(300 * time.Millisecond) }, func(s net.Conn) {
+		p := make([]byte, 128<<10) // about 25 MB/s: 32 MiB take over a second
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				if _, err := s.Read(p); err != nil {
+					return
+				}
+			}
+		}
+	})
+	timer := time.NewTimer(3 * time.Second)
+	defer timer.Stop()
+	select {
+	case err := <-res:
+		if !netpoll.IsTimeout(err) {
+			t.Fatalf("Flush: %v, want a timeout", err)
+		}
+	case <-timer.C:
+		t.Fatal("a 300ms write timeout did not end a Flush in 3s")
+	}
+}
