@@ -19,7 +19,10 @@ type Config struct {
 	// OnPrepare runs when a connection is accepted, before it is registered;
 	// the context it returns is passed to the other callbacks. OnDisconnect
 	// runs for every connection OnPrepare saw, also one that is then not
-	// served (the loop shut down meanwhile). Optional.
+	// served (the loop shut down meanwhile). It runs on a poller goroutine:
+	// it must be quick, must not block, and must not call runtime.Goexit
+	// (which would end the poller); a panic is recovered and reported, and
+	// the connection is then not served. Optional.
 	OnPrepare func(conn Connection) context.Context
 	// OnConnect runs after a connection is registered, before its first
 	// OnRequest; it may replace the context. Optional.

@@ -488,9 +488,13 @@ func (p *poller) failAll(err error) {
 	}
 	p.mu.Unlock()
 	p.m.mu.Unlock()
+	failed := fmt.Errorf("netpoll: poller failed: %w", err)
 	for _, op := range ops {
-		if op.conn != nil {
-			op.conn.closeWith(fmt.Errorf("netpoll: poller failed: %w", err))
+		switch {
+		case op.conn != nil:
+			op.conn.closeWith(failed)
+		case op.ln != nil:
+			op.ln.fail(failed) // Serve returns it
 		}
 	}
 	p.sys.close()

@@ -109,8 +109,10 @@ func WithReadTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.readTimeout = d })
 }
 
-// WithWriteTimeout bounds each wait for a full socket while a reply is
-// written; the connection is closed when it passes. Default 0: no limit.
+// WithWriteTimeout bounds the writing of each batch of replies from its
+// first wait for a full socket: a client that stops reading, or reads just
+// fast enough to keep the socket from staying full, has its connection
+// closed when it passes. Default 0: no limit.
 func WithWriteTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.writeTimeout = d })
 }
