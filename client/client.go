@@ -211,9 +211,9 @@ func (c *Client) invoke(ctx context.Context, req, resp any) error {
 	if err != nil {
 		return notSent(err)
 	}
-	for {
+	for again := false; ; again = true {
 		// The header is made per attempt: it carries the time left.
-		if !c.header(ctx, cs, deadline) {
+		if !c.header(ctx, cs, deadline, again) {
 			return notSent(c.timeoutError(cs))
 		}
 		err = c.attempt(ctx, cs, addr, deadline, args, result)
@@ -282,10 +282,12 @@ func (c *Client) pickOther(ctx context.Context, cs *callState, drained string, r
 
 // header fills the request's TTHeader: callee, method, remaining timeout
 // and metainfo. It reports false, and fills nothing, when the deadline has
-// passed.
-func (c *Client) header(ctx context.Context, cs *callState, deadline time.Time) bool {
+// passed; that is checked for a TTHeader request, which carries the time
+// left, and for a request sent again (a first Framed or Buffered attempt
+// leaves it to the connection pool, saving a clock read).
+func (c *Client) header(ctx context.Context, cs *callState, deadline time.Time, again bool) bool {
 	var left time.Duration
-	if !deadline.IsZero() {
+	if !deadline.IsZero() && (again || c.cfg.protocol == transport.TTHeader) {
 		if left = time.Until(deadline); left <= 0 {
 			return false
 		}
