@@ -43,8 +43,8 @@ type Connection interface {
 	// that hands requests to other goroutines holds the connection for
 	// each, from OnRequest, so that their replies still reach a peer that
 	// shut down only its sending side. Shutdown counts a held connection
-	// as busy; a local Close does not wait for holds. It has no effect on
-	// dialed connections.
+	// as busy, and so does the idle timeout; a local Close does not wait
+	// for holds. It has no effect on dialed connections.
 	Hold()
 	// Unhold ends a Hold.
 	Unhold()

@@ -905,7 +905,9 @@ func (c *connection) checkIdle() {
 		c.cbMu.Unlock()
 		return
 	}
-	busy := c.processing.Load() != 0 && c.waitN.Load() <= 0
+	// Busy: a handler runs (not merely waiting for input), or work the
+	// connection owes a reply to holds it (Hold).
+	busy := (c.processing.Load() != 0 && c.waitN.Load() <= 0) || c.holds.Load() > 0
 	if seq := c.rseq.Load(); seq != c.idleSeq || busy {
 		c.idleSeq, c.idleTicks = seq, 0
 	} else {

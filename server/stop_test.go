@@ -197,6 +197,20 @@ func TestIdleTimeoutPartialRequest(t *testing.T) {
 	}
 }
 
+// TestIdleTimeoutSparesSlowCalls: a call whose handler runs longer than
+// the idle timeout, the client sending nothing meanwhile, gets its reply:
+// the connection is not idle while it owes one (a TTHeader call runs on
+// its own goroutine, holding the connection).
+func TestIdleTimeoutSparesSlowCalls(t *testing.T) {
+	_, _, addr := startServer(t, server.WithIdleTimeout(100*time.Millisecond))
+	for _, p := range protocols {
+		c := dial(t, addr, p)
+		if _, rep := c.call(1, "sleep", "500ms", nil); rep.typ != thrift.REPLY {
+			t.Fatalf("%v: a 500ms call with a 100ms idle timeout: %+v", p, rep)
+		}
+	}
+}
+
 // TestReadTimeoutBoundsWholeRequest: with WithReadTimeout, a request whose
 // bytes keep trickling in, each well within the timeout of the last, is cut
 // off once the timeout has passed since the server began waiting for it.
