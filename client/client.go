@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -207,22 +208,30 @@ func (c *Client) invoke(ctx context.Context, req, resp any) error {
 	if err := ctx.Err(); err != nil {
 		return ctxError(err, "before calling "+cs.ri.Method)
 	}
+	// The deadline is checked before the pick, which the attempt then
+	// reports to the balancer and the breaker whatever its outcome.
+	if !c.header(ctx, cs, deadline, false) {
+		return notSent(c.timeoutError(cs))
+	}
 	addr, err := c.pick(cs)
 	if err != nil {
 		return notSent(err)
 	}
-	for again := false; ; again = true {
-		// The header is made per attempt: it carries the time left.
-		if !c.header(ctx, cs, deadline, again) {
-			return notSent(c.timeoutError(cs))
-		}
+	// A server that is shutting down refused the request before running it:
+	// another instance may take it, whatever the retry policy, but never
+	// one that refused it already, and at most drainPicks times.
+	var refused [drainPicks]string
+	for n := 0; ; n++ {
 		err = c.attempt(ctx, cs, addr, deadline, args, result)
-		// A server that is shutting down refused the request before running
-		// it: another instance may take it, whatever the retry policy.
-		if rpcerr.CodeOf(err) != rpcerr.ShuttingDown {
+		if rpcerr.CodeOf(err) != rpcerr.ShuttingDown || n == drainPicks {
 			return err
 		}
-		next, ok := c.pickOther(ctx, cs, addr, err)
+		refused[n] = addr
+		// The header carries the time left.
+		if !c.header(ctx, cs, deadline, true) {
+			return err
+		}
+		next, ok := c.pickOther(ctx, cs, refused[:n+1], err)
 		if !ok {
 			return err
 		}
@@ -252,15 +261,15 @@ func (c *Client) attempt(ctx context.Context, cs *callState, addr string, deadli
 	return err
 }
 
-// drainPicks bounds the picks made to find an instance other than one that
-// is shutting down.
+// drainPicks bounds the instances a call is sent to after refusals by
+// servers that are shutting down, and the picks made to find each.
 const drainPicks = 3
 
-// pickOther picks an address other than drained, if discovery offers one
+// pickOther picks an address none of refused, if discovery offers one
 // within drainPicks picks and the call's context is still live. A pick of
-// drained again is reported to the balancer and the breaker with the
+// a refused address is reported to the balancer and the breaker with the
 // refusal, as the attempt was.
-func (c *Client) pickOther(ctx context.Context, cs *callState, drained string, refusal error) (string, bool) {
+func (c *Client) pickOther(ctx context.Context, cs *callState, refused []string, refusal error) (string, bool) {
 	for range drainPicks {
 		if ctx.Err() != nil {
 			return "", false
@@ -269,7 +278,7 @@ func (c *Client) pickOther(ctx context.Context, cs *callState, drained string, r
 		if err != nil {
 			return "", false
 		}
-		if addr != drained {
+		if !slices.Contains(refused, addr) {
 			return addr, true
 		}
 		if c.fb != nil {

@@ -479,10 +479,26 @@ func (c *call) writeReply(result thrift.FastCodec, err error, flush bool) {
 		case errors.As(err, &ae):
 			typ, body = thrift.EXCEPTION, ae
 		default:
-			typ, body = thrift.EXCEPTION, thrift.NewApplicationException(thrift.ExceptionInternalError, err.Error())
+			typ, body = thrift.EXCEPTION, thrift.NewApplicationException(thrift.ExceptionInternalError, handlerErrorText(err))
 		}
 	}
 	c.cs.write(h, c.m.info.Name, typ, c.seq, c.payload, body, flush)
+}
+
+// handlerErrorText is the message of the INTERNAL_ERROR exception that
+// answers a handler's error. A client reads the text of a Petrel error at
+// the start of that message as this server's own verdict ("petrel:
+// shutting_down: ..." or "petrel: overloaded: ...": the request was refused
+// before it ran, so it may be sent again even if not idempotent), so a
+// handler's error that reads so (a downstream call's error passed on) is
+// marked as the handler's. A timeout keeps its text: the caller reads it
+// as a timeout, which is never taken for a call that did not run.
+func handlerErrorText(err error) string {
+	msg := err.Error()
+	if code, ok := rpcerr.CodeFromMessage(msg); ok && (code == rpcerr.ShuttingDown || code == rpcerr.Overloaded) {
+		return "the handler failed: " + msg
+	}
+	return msg
 }
 
 // rejectAndFree answers the request in c with an exception and frees c.
