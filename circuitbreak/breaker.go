@@ -21,7 +21,8 @@ const (
 	Open
 	// HalfOpen: one probe call at a time goes through; the others are
 	// rejected. Config.HalfOpenSuccesses successful probes in a row close
-	// the breaker; a failed probe opens it again.
+	// the breaker; a failed probe opens it again; a probe that got no
+	// answer (canceled) does neither.
 	HalfOpen
 )
 
@@ -71,7 +72,10 @@ type Config struct {
 	HalfOpenSuccesses int
 	// Counts says which errors count as failures (default
 	// [DefaultCounts]). Errors it rejects count as successes: the service
-	// answered.
+	// answered. The exception is a half-open probe ending with an error of
+	// code rpcerr.Canceled that Counts rejects: no answer came, so the
+	// probe neither closes the breaker nor opens it; it only frees the
+	// probing slot for the next call.
 	Counts func(err error) bool
 	// Now is the clock (default time.Now); tests set a fake one.
 	Now func() time.Time
@@ -148,7 +152,9 @@ func (c *Config) fill() {
 // DefaultCounts is the default failure predicate: every error except those
 // that are answers or the caller's own doing: rpcerr codes Business
 // (business status), Declared (IDL-declared exceptions) and Canceled. A nil
-// error is a success.
+// error is a success. A canceled call is no success either: it is left out
+// of the window's failures, and a canceled half-open probe counts neither
+// way (see Config.Counts).
 func DefaultCounts(err error) bool {
 	switch rpcerr.CodeOf(err) {
 	case rpcerr.OK, rpcerr.Business, rpcerr.Declared, rpcerr.Canceled:
@@ -274,11 +280,20 @@ func (b *Breaker) Allow() (probe bool, err error) {
 	return true, nil
 }
 
+// outcome is what a probe's end says of the service.
+type outcome int8
+
+const (
+	answered       outcome = iota // the service answered
+	countedFailure                // a failure Config.Counts counts
+	noAnswer                      // no answer came (canceled): counts neither way
+)
+
 // Done records the outcome of an allowed call.
 func (b *Breaker) Done(probe bool, err error) {
 	failed := err != nil && b.cfg.Counts(err)
 	if probe {
-		b.doneProbe(failed)
+		b.doneProbe(probeOutcome(failed, err))
 		return
 	}
 	if State(b.state.Load()) != Closed {
@@ -308,14 +323,25 @@ func (b *Breaker) Done(probe bool, err error) {
 	}
 }
 
-func (b *Breaker) doneProbe(failed bool) {
+// probeOutcome classifies a probe's end; counted is Config.Counts(err).
+func probeOutcome(counted bool, err error) outcome {
+	switch {
+	case counted:
+		return countedFailure
+	case rpcerr.CodeOf(err) == rpcerr.Canceled:
+		return noAnswer
+	}
+	return answered
+}
+
+func (b *Breaker) doneProbe(out outcome) {
 	b.mu.Lock()
 	b.probing = false
-	if State(b.state.Load()) != HalfOpen {
+	if State(b.state.Load()) != HalfOpen || out == noAnswer {
 		b.mu.Unlock()
 		return
 	}
-	if failed {
+	if out == countedFailure {
 		b.openLocked(b.cfg.Now())
 		b.mu.Unlock()
 		b.changed(HalfOpen, Open)

@@ -165,6 +165,40 @@ func TestFailedProbeReopens(t *testing.T) {
 	}
 }
 
+// TestCanceledProbesAreNeutral: a half-open probe canceled before any
+// answer (by its caller, or as the losing attempt of a backup request)
+// neither closes the breaker nor opens it; it frees the probing slot.
+func TestCanceledProbesAreNeutral(t *testing.T) {
+	clk := newClock()
+	b := newBreaker(t, circuitbreak.Config{Now: clk.Now, MinSamples: 1, OpenFor: 100 * time.Millisecond, HalfOpenSuccesses: 2})
+	p, _ := b.Allow()
+	b.Done(p, errConn)
+	clk.Advance(100 * time.Millisecond)
+	canceled := rpcerr.Wrap(rpcerr.Canceled, context.Canceled, "caller gave up")
+	for i := range 5 {
+		probe, err := b.Allow()
+		if err != nil || !probe {
+			t.Fatalf("probe %d after canceled ones: %v %v", i, probe, err)
+		}
+		b.Done(true, canceled)
+		if st := b.State(); st != circuitbreak.HalfOpen {
+			t.Fatalf("state %v after %d canceled probes, want half-open", st, i+1)
+		}
+	}
+	// Canceled probes do not break a run of successes either.
+	for i := range 2 {
+		probe, _ := b.Allow()
+		b.Done(probe, nil)
+		if i == 0 {
+			probe, _ = b.Allow()
+			b.Done(probe, canceled)
+		}
+	}
+	if st := b.State(); st != circuitbreak.Closed {
+		t.Fatalf("state %v after 2 successful probes, want closed", st)
+	}
+}
+
 func TestConfigValidate(t *testing.T) {
 	for i, c := range []circuitbreak.Config{
 		{ErrorRate: 1.5}, {Window: -1}, {Buckets: 5000}, {MinSamples: -1}, {Window: 5, Buckets: 10},
