@@ -166,12 +166,17 @@ func DefaultCounts(err error) bool {
 // ErrOpen is the cause of the error a breaker returns when it rejects a
 // call. The error itself has code rpcerr.Overloaded (the client sheds the
 // call, as an overloaded server would): errors.Is(err, ErrOpen) tells them
-// apart.
+// apart. It also says that the request was not sent (retry.NotSent is true
+// for it), so that a rejected backup attempt does not end a call whose
+// other attempt is still waiting for its reply.
 var ErrOpen = &openError{}
 
 type openError struct{}
 
 func (*openError) Error() string { return "circuit breaker is open" }
+
+// RequestNotSent reports true: a rejected call is not sent (retry.NotSent).
+func (*openError) RequestNotSent() bool { return true }
 
 // errRejected is what Allow returns: one value, no allocation per call.
 var errRejected = rpcerr.Wrap(rpcerr.Overloaded, ErrOpen, "circuitbreak: call rejected")

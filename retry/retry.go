@@ -246,7 +246,9 @@ type attempt struct {
 
 // hedge runs backup requests: a new attempt whenever BackupDelay passes
 // without a reply (or an attempt fails with a retryable error), up to
-// MaxAttempts; the first reply wins.
+// MaxAttempts; the first reply wins. An attempt that failed before sending
+// its request ([NotSent]) is not a reply: if it may not be retried, the
+// call goes on waiting for the attempts still in flight.
 func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline time.Time, fork Fork, next endpoint.Endpoint) error {
 	results := make(chan *attempt, p.MaxAttempts)
 	all := make([]*attempt, 0, p.MaxAttempts)
@@ -290,12 +292,22 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 		select {
 		case a := <-results:
 			inflight--
-			if a.err == nil || !p.mayRetry(a.err) {
+			retryable := a.err != nil && p.mayRetry(a.err)
+			// An attempt whose request was never sent (a circuit breaker
+			// rejected it, say, while the probe is another attempt) is no
+			// reply: while others are in flight the call waits for them.
+			unsent := a.err != nil && inflight > 0 && NotSent(a.err)
+			if a.err == nil || (!retryable && !unsent) {
 				r.settle(all, a, inflight, results)
 				return a.err
 			}
 			a.done(false)
-			lastErr = a.err
+			if lastErr == nil || !NotSent(a.err) {
+				lastErr = a.err // an error of a sent attempt is kept over one of an unsent one
+			}
+			if !retryable {
+				continue
+			}
 			if canRetry() && launch() {
 				inflight++
 				timer.Reset(p.BackupDelay)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petrel-rpc/petrel/circuitbreak"
 	"github.com/petrel-rpc/petrel/endpoint"
 	"github.com/petrel-rpc/petrel/metainfo"
 	"github.com/petrel-rpc/petrel/retry"
@@ -416,6 +417,55 @@ func TestBackupRequest(t *testing.T) {
 			t.Fatal("the losing attempt was not canceled")
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestBackupRejectedByBreakerWaits: the service breaker is inside the
+// retry middleware (as client.WithCircuitBreaker with WithRetry installs
+// it) and half-open. The call's first attempt is the probe; its backup is
+// rejected by the breaker. That rejection is no reply: the call waits for
+// the probe's and returns it.
+func TestBackupRejectedByBreakerWaits(t *testing.T) {
+	clk := newClock()
+	g, err := circuitbreak.NewGroup(circuitbreak.Config{Now: clk.Now, MinSamples: 1, OpenFor: time.Second, HalfOpenSuccesses: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := g.Get("get")
+	p, _ := b.Allow()
+	b.Done(p, errConn)
+	clk.Advance(time.Second)
+	r := newRetryer(t, retry.Config{
+		Default: retry.Policy{MaxAttempts: 2, Idempotent: true, BackupDelay: time.Millisecond},
+		Budget:  retry.BudgetConfig{Ratio: 1, MinRetries: 100},
+	})
+	rejected := make(chan struct{})
+	var once sync.Once
+	spy := func(next endpoint.Endpoint) endpoint.Endpoint {
+		return func(ctx context.Context, req, resp any) error {
+			err := next(ctx, req, resp)
+			if errors.Is(err, circuitbreak.ErrOpen) {
+				once.Do(func() { close(rejected) })
+			}
+			return err
+		}
+	}
+	probe := func(ctx context.Context, req, resp any) error {
+		select { // the probe answers once the backup was rejected
+		case <-rejected:
+		case <-ctx.Done():
+			return rpcerr.Wrap(rpcerr.Canceled, ctx.Err(), "probe canceled")
+		}
+		*resp.(*string) = "reply"
+		return nil
+	}
+	ep := r.Middleware(forkFake)(spy(g.Middleware(nil)(probe)))
+	var out string
+	if err := ep(withMethod(context.Background(), "get"), nil, &out); err != nil || out != "reply" {
+		t.Fatalf("call = %v, %q; want the probe's reply", err, out)
+	}
+	if st := b.State(); st != circuitbreak.Closed {
+		t.Fatalf("state %v after the probe's reply, want closed", st)
 	}
 }
 
