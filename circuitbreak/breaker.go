@@ -103,8 +103,8 @@ func (c *Config) Validate() error {
 	if c.Buckets < 0 || c.Buckets > 1000 {
 		return fmt.Errorf("circuitbreak: Buckets is %d; it must be 0 (default) to 1000", c.Buckets)
 	}
-	if c.ErrorRate < 0 || c.ErrorRate > 1 {
-		return fmt.Errorf("circuitbreak: ErrorRate is %v; it must be in (0, 1] (0: default)", c.ErrorRate)
+	if !(c.ErrorRate >= 0 && c.ErrorRate <= 1) { // NaN too
+		return fmt.Errorf("circuitbreak: ErrorRate is %v; it must be a number in (0, 1] (0: default)", c.ErrorRate)
 	}
 	if c.MinSamples < 0 || c.HalfOpenSuccesses < 0 {
 		return fmt.Errorf("circuitbreak: MinSamples (%d) and HalfOpenSuccesses (%d) must not be negative", c.MinSamples, c.HalfOpenSuccesses)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -201,7 +202,8 @@ func TestCanceledProbesAreNeutral(t *testing.T) {
 
 func TestConfigValidate(t *testing.T) {
 	for i, c := range []circuitbreak.Config{
-		{ErrorRate: 1.5}, {Window: -1}, {Buckets: 5000}, {MinSamples: -1}, {Window: 5, Buckets: 10},
+		{ErrorRate: 1.5}, {ErrorRate: math.NaN()}, {ErrorRate: math.Inf(1)}, {ErrorRate: -0.5},
+		{Window: -1}, {Buckets: 5000}, {MinSamples: -1}, {Window: 5, Buckets: 10},
 	} {
 		if _, err := circuitbreak.New(c); err == nil {
 			t.Errorf("config %d accepted: %+v", i, c)

@@ -21,8 +21,8 @@ const (
 type BudgetConfig struct {
 	// Ratio is the largest number of retries allowed per original request
 	// over the window (default DefaultBudgetRatio, 0.1: at most 10% more
-	// attempts than requests). It must be in [0, 1]; a negative value
-	// disables retries.
+	// attempts than requests). It must be at most 1, and not NaN; a
+	// negative value disables retries.
 	Ratio float64
 	// Window is the length of the sliding window (default
 	// DefaultBudgetWindow, 10s).
@@ -51,8 +51,8 @@ func DefaultBudgetConfig() BudgetConfig {
 
 // Validate reports a configuration that cannot work.
 func (c *BudgetConfig) Validate() error {
-	if c.Ratio > 1 {
-		return fmt.Errorf("retry: BudgetConfig.Ratio is %v; it must be at most 1 (one retry per request)", c.Ratio)
+	if c.Ratio > 1 || math.IsNaN(c.Ratio) {
+		return fmt.Errorf("retry: BudgetConfig.Ratio is %v; it must be a number at most 1 (one retry per request)", c.Ratio)
 	}
 	if c.Window < 0 {
 		return fmt.Errorf("retry: BudgetConfig.Window is %v; it must be 0 (default) or positive", c.Window)

@@ -3,6 +3,7 @@ package retry
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -63,7 +64,7 @@ type Policy struct {
 type Backoff struct {
 	Base   time.Duration // default DefaultBackoffBase (5ms)
 	Max    time.Duration // default DefaultBackoffMax (200ms)
-	Jitter float64       // in [0, 1]; default DefaultJitter (0.5); negative: none
+	Jitter float64       // at most 1, not NaN; default DefaultJitter (0.5); negative: none
 }
 
 // Delay returns the wait before retry n (n >= 1).
@@ -105,8 +106,8 @@ func (p *Policy) Validate() error {
 	if p.MaxAttempts < 0 || p.MaxAttempts > maxAttemptsLimit {
 		return fmt.Errorf("retry: Policy.MaxAttempts is %d; it must be 0 (default) to %d", p.MaxAttempts, maxAttemptsLimit)
 	}
-	if p.Backoff.Jitter > 1 {
-		return fmt.Errorf("retry: Policy.Backoff.Jitter is %v; it must be at most 1", p.Backoff.Jitter)
+	if p.Backoff.Jitter > 1 || math.IsNaN(p.Backoff.Jitter) {
+		return fmt.Errorf("retry: Policy.Backoff.Jitter is %v; it must be a number at most 1", p.Backoff.Jitter)
 	}
 	if p.Backoff.Max < 0 {
 		return fmt.Errorf("retry: Policy.Backoff.Max is %v; it must not be negative", p.Backoff.Max)

@@ -174,6 +174,10 @@ func TestConfigValidate(t *testing.T) {
 		{Default: retry.Policy{BackupDelay: time.Millisecond}}, // not idempotent
 		{Methods: map[string]retry.Policy{"x": {AttemptTimeout: -1}}},
 		{Budget: retry.BudgetConfig{Ratio: 2}},
+		{Budget: retry.BudgetConfig{Ratio: math.NaN()}},
+		{Budget: retry.BudgetConfig{Ratio: math.Inf(1)}},
+		{Default: retry.Policy{Backoff: retry.Backoff{Jitter: math.NaN()}}},
+		{Methods: map[string]retry.Policy{"x": {Backoff: retry.Backoff{Jitter: 1.5}}}},
 		{Budget: retry.BudgetConfig{Window: time.Nanosecond, Buckets: 10}},
 	}
 	for i, c := range bad {
