@@ -190,9 +190,9 @@ type Stats struct {
 }
 
 // Breaker is a circuit breaker over a sliding window of call outcomes. Call
-// [Breaker.Allow] before a call and [Breaker.Done] after it. It is safe for
-// concurrent use; in the closed state Allow and Done take no lock and
-// allocate nothing.
+// [Breaker.Admit] before a call and [Breaker.Finish] after it (or
+// [Breaker.Allow] and [Breaker.Done]). It is safe for concurrent use; in
+// the closed state these take no lock and allocate nothing.
 type Breaker struct {
 	cfg   Config
 	key   string        // its key in a Group; "" from New
@@ -203,6 +203,7 @@ type Breaker struct {
 	openedAt  time.Time // when it last opened; guarded by mu
 	probing   bool      // a probe is in flight; guarded by mu
 	probeAt   time.Time // when that probe went out; guarded by mu
+	probeN    uint64    // the number of the latest probe let through; guarded by mu
 	successes int       // successful probes in a row; guarded by mu
 
 	allowed, rejected, probes, opened atomic.Int64
@@ -240,14 +241,35 @@ func (b *Breaker) Stats() Stats {
 	return Stats{Allowed: b.allowed.Load(), Rejected: b.rejected.Load(), Probes: b.probes.Load(), Opened: b.opened.Load()}
 }
 
+// Ticket is what [Breaker.Admit] gives a call it lets through, for
+// [Breaker.Finish]. A probe's ticket names the probe, so that the outcome
+// of a probe that is no longer the breaker's current one is ignored.
+type Ticket struct {
+	probe uint64 // the probe's number; 0: not a probe
+}
+
+// Probe reports whether the call is a half-open probe.
+func (t Ticket) Probe() bool { return t.probe != 0 }
+
 // Allow asks to make a call. It returns nil and whether the call is a
 // half-open probe, or an error of code rpcerr.Overloaded wrapping
 // [ErrOpen]. Every allowed call must be followed by Done with the same
-// probe value.
+// probe value. Done cannot tell one probe from another: the outcome of a
+// late probe (one whose slot was given to another probe after OpenFor)
+// counts as the current probe's; [Breaker.Admit] and [Breaker.Finish]
+// tell them apart.
 func (b *Breaker) Allow() (probe bool, err error) {
+	t, err := b.Admit()
+	return t.Probe(), err
+}
+
+// Admit asks to make a call. It returns the call's ticket, or an error of
+// code rpcerr.Overloaded wrapping [ErrOpen]. Every admitted call must be
+// followed by Finish with its ticket.
+func (b *Breaker) Admit() (Ticket, error) {
 	if State(b.state.Load()) == Closed {
 		b.allowed.Add(1)
-		return false, nil
+		return Ticket{}, nil
 	}
 	now := b.cfg.Now()
 	halfOpened := false
@@ -256,12 +278,12 @@ func (b *Breaker) Allow() (probe bool, err error) {
 	case Closed:
 		b.mu.Unlock()
 		b.allowed.Add(1)
-		return false, nil
+		return Ticket{}, nil
 	case Open:
 		if now.Sub(b.openedAt) < b.cfg.OpenFor {
 			b.mu.Unlock()
 			b.rejected.Add(1)
-			return false, errRejected
+			return Ticket{}, errRejected
 		}
 		b.state.Store(int32(HalfOpen))
 		b.successes = 0
@@ -269,20 +291,23 @@ func (b *Breaker) Allow() (probe bool, err error) {
 		halfOpened = true
 	}
 	// HalfOpen. A probe whose outcome never came (its caller did not call
-	// Done) stops blocking the others after OpenFor.
+	// Finish) stops blocking the others after OpenFor; if it comes later,
+	// Finish ignores it.
 	if b.probing && now.Sub(b.probeAt) < b.cfg.OpenFor {
 		b.mu.Unlock()
 		b.rejected.Add(1)
-		return false, errRejected
+		return Ticket{}, errRejected
 	}
+	b.probeN++
 	b.probing, b.probeAt = true, now
+	t := Ticket{probe: b.probeN}
 	b.mu.Unlock()
 	if halfOpened { // (then probing was false: this call is the probe)
 		b.changed(Open, HalfOpen)
 	}
 	b.allowed.Add(1)
 	b.probes.Add(1)
-	return true, nil
+	return t, nil
 }
 
 // outcome is what a probe's end says of the service.
@@ -294,13 +319,29 @@ const (
 	noAnswer                      // no answer came (canceled): counts neither way
 )
 
-// Done records the outcome of an allowed call.
+// Done records the outcome of a call allowed by Allow.
 func (b *Breaker) Done(probe bool, err error) {
-	failed := err != nil && b.cfg.Counts(err)
 	if probe {
-		b.doneProbe(probeOutcome(failed, err))
+		b.doneProbe(0, err)
 		return
 	}
+	b.done(err)
+}
+
+// Finish records the outcome of a call admitted with t. The outcome of a
+// probe that is no longer the current one is ignored: another probe took
+// its slot after OpenFor, or the breaker opened again since.
+func (b *Breaker) Finish(t Ticket, err error) {
+	if t.probe != 0 {
+		b.doneProbe(t.probe, err)
+		return
+	}
+	b.done(err)
+}
+
+// done records the outcome of a call that is not a probe.
+func (b *Breaker) done(err error) {
+	failed := err != nil && b.cfg.Counts(err)
 	if State(b.state.Load()) != Closed {
 		return // a call let through before the breaker opened
 	}
@@ -339,8 +380,14 @@ func probeOutcome(counted bool, err error) outcome {
 	return answered
 }
 
-func (b *Breaker) doneProbe(out outcome) {
+// doneProbe records the outcome of probe n (0: whichever is current).
+func (b *Breaker) doneProbe(n uint64, err error) {
+	out := probeOutcome(err != nil && b.cfg.Counts(err), err)
 	b.mu.Lock()
+	if n != 0 && n != b.probeN {
+		b.mu.Unlock()
+		return // a late probe: the slot went to another
+	}
 	b.probing = false
 	if State(b.state.Load()) != HalfOpen || out == noAnswer {
 		b.mu.Unlock()

@@ -200,6 +200,65 @@ func TestCanceledProbesAreNeutral(t *testing.T) {
 	}
 }
 
+// TestLateProbeIsIgnored: probe P1 hangs past OpenFor; P2 takes its slot
+// and fails, the breaker opens again; after OpenFor P3 is the probe. P1's
+// success then comes: it must neither count toward closing nor free P3's
+// slot. The calls go through Group.Middleware.
+func TestLateProbeIsIgnored(t *testing.T) {
+	clk := newClock()
+	const openFor = 100 * time.Millisecond
+	g, err := circuitbreak.NewGroup(circuitbreak.Config{Now: clk.Now, MinSamples: 1, OpenFor: openFor, HalfOpenSuccesses: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entered := make(chan struct{})
+	type result struct{ err error }
+	ep := g.Middleware(nil)(func(ctx context.Context, req, resp any) error {
+		res := req.(chan result)
+		if res == nil {
+			return errConn
+		}
+		entered <- struct{}{}
+		return (<-res).err
+	})
+	ctx := rpcinfo.NewContext(context.Background(), &rpcinfo.RPCInfo{Method: "get"})
+	b := g.Get("get")
+	b.Done(false, errConn) // open
+	// hang starts a call that waits for its result; it returns the
+	// channel to send it on and one that gets the call's error.
+	hang := func() (chan result, chan error) {
+		res, out := make(chan result), make(chan error, 1)
+		go func() { out <- ep(ctx, res, nil) }()
+		<-entered
+		return res, out
+	}
+	clk.Advance(openFor)
+	p1, p1out := hang()
+	clk.Advance(openFor) // P1 is late: its slot goes to P2
+	if err := ep(ctx, chan result(nil), nil); !errors.Is(err, errConn) {
+		t.Fatalf("P2: %v", err)
+	}
+	if st := b.State(); st != circuitbreak.Open {
+		t.Fatalf("state %v after P2 failed, want open", st)
+	}
+	clk.Advance(openFor)
+	p3, p3out := hang()
+	p1 <- result{}
+	if err := <-p1out; err != nil {
+		t.Fatal(err)
+	}
+	if st := b.State(); st != circuitbreak.HalfOpen {
+		t.Fatalf("state %v after the late P1 succeeded, want half-open", st)
+	}
+	if err := ep(ctx, chan result(nil), nil); !errors.Is(err, circuitbreak.ErrOpen) {
+		t.Fatalf("a call while P3 is in flight: %v, want rejected", err)
+	}
+	p3 <- result{}
+	if err := <-p3out; err != nil || b.State() != circuitbreak.Closed {
+		t.Fatalf("P3: %v, state %v; want nil, closed", err, b.State())
+	}
+}
+
 func TestConfigValidate(t *testing.T) {
 	for i, c := range []circuitbreak.Config{
 		{ErrorRate: 1.5}, {ErrorRate: math.NaN()}, {ErrorRate: math.Inf(1)}, {ErrorRate: -0.5},

@@ -107,7 +107,7 @@ func (g *Group) Middleware(fallback Fallback) endpoint.Middleware {
 				key = ri.Method
 			}
 			b := g.Get(key)
-			probe, err := b.Allow()
+			t, err := b.Admit()
 			if err != nil {
 				if fallback != nil {
 					return fallback(ctx, req, resp, err)
@@ -115,7 +115,7 @@ func (g *Group) Middleware(fallback Fallback) endpoint.Middleware {
 				return err
 			}
 			err = next(ctx, req, resp)
-			b.Done(probe, err)
+			b.Finish(t, err)
 			if err != nil && fallback != nil && g.cfg.counts(err) {
 				return fallback(ctx, req, resp, err)
 			}
