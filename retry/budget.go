@@ -113,9 +113,10 @@ func (c *BudgetConfig) fill() {
 // upstream was already retrying; in the first window of an incident, own
 // retries granted before the first upstream retry arrived still count.
 //
-// A Budget is safe for concurrent use and allocates nothing per call. The
-// counters are atomic, and Acquire tests the bound and counts the retry in
-// one atomic step: concurrent Acquires cannot together pass the ratio.
+// A Budget is safe for concurrent use and allocates nothing per call.
+// Request and Debit are atomic counts; Acquire tests the bound and counts
+// the retry in one step under a short lock (Acquires only): concurrent
+// Acquires cannot together pass the ratio.
 type Budget struct {
 	ratio      float64
 	minRetries int64

@@ -20,6 +20,7 @@ type Window struct {
 	width   int64 // nanoseconds per bucket
 	buckets []bucket
 	rotate  sync.Mutex // serializes the moves of buckets to a new slice
+	bounded sync.Mutex // serializes AddBIf calls
 }
 
 type bucket struct {
@@ -77,12 +78,16 @@ func (w *Window) Add(now int64, da, db int64) {
 // AddBIf counts one more b at time now if fits, given the two counts over
 // the window ending at now, allows it; it reports whether it counted.
 // The test and the count are one atomic step with respect to other AddBIf
-// calls and to Add's counts of b in the current bucket: concurrent callers
-// cannot together pass the bound fits sets. Counts of a may grow meanwhile
-// (fits then saw fewer).
+// calls, whatever their buckets, and to Add's counts of b in the current
+// bucket: concurrent callers cannot together pass the bound fits sets.
+// Counts of a may grow meanwhile (fits then saw fewer). AddBIf calls take
+// a lock: two calls in neighbouring buckets would otherwise each count in
+// its own bucket unseen by the other. Add takes none.
 func (w *Window) AddBIf(now int64, fits func(a, b int64) bool) bool {
 	e := now / w.width
 	bk := w.current(e)
+	w.bounded.Lock()
+	defer w.bounded.Unlock()
 	for {
 		cur := bk.b.Load()
 		a, b := w.Sum(now)

@@ -57,6 +57,42 @@ func TestAddBIfIsAtomic(t *testing.T) {
 	}
 }
 
+// TestAddBIfAcrossBuckets: two AddBIf calls racing on either side of a
+// bucket boundary do not both pass a bound of one b in the window. The
+// second starts while the first is inside fits.
+func TestAddBIfAcrossBuckets(t *testing.T) {
+	var w window.Window
+	w.Init(time.Second, 10) // 100 ms buckets
+	ms := int64(time.Millisecond)
+	one := func(a, b int64) bool { return b < 1 }
+	second := make(chan bool, 1)
+	started, ended := false, false
+	var secondOK bool
+	first := w.AddBIf(50*ms, func(a, b int64) bool {
+		if !started {
+			started = true
+			go func() { second <- w.AddBIf(150*ms, one) }()
+			wait := time.NewTimer(20 * time.Millisecond)
+			defer wait.Stop()
+			select { // it should not end until the first call has
+			case secondOK = <-second:
+				ended = true
+			case <-wait.C:
+			}
+		}
+		return one(a, b)
+	})
+	if !ended {
+		secondOK = <-second
+	}
+	if first && secondOK {
+		t.Fatal("both AddBIf calls counted, past a bound of one in the window")
+	}
+	if _, b := w.Sum(150 * ms); b != 1 {
+		t.Fatalf("b = %d in the window, want 1", b)
+	}
+}
+
 // TestRotationLosesNothing: counts made by goroutines racing to move a
 // bucket to a new slice of time are all kept.
 func TestRotationLosesNothing(t *testing.T) {
