@@ -165,11 +165,23 @@ func (b *Budget) Debit() {
 // Acquire reports whether one more retry fits in the budget, and records it
 // when it does.
 func (b *Budget) Acquire() bool {
+	_, ok := b.acquire()
+	return ok
+}
+
+// acquire is Acquire; it also returns when the retry was counted, for
+// release.
+func (b *Budget) acquire() (at int64, ok bool) {
 	now := b.now().UnixNano()
 	if last := b.lastDebit.Load(); last != noDebit && now-last < b.window {
-		return false // an upstream hop retries: leave the retries to it
+		return 0, false // an upstream hop retries: leave the retries to it
 	}
-	return b.win.AddBIf(now, b.fits)
+	return now, b.win.AddBIf(now, b.fits)
+}
+
+// release gives back a retry granted at time at that was not sent.
+func (b *Budget) release(at int64) {
+	b.win.UndoB(at)
 }
 
 // fits reports whether one more retry fits with reqs requests and retries

@@ -211,7 +211,8 @@ func (r *Retryer) retry(ctx context.Context, req, resp any, p *Policy, deadline 
 		if !deadline.IsZero() && time.Until(deadline) <= wait {
 			break // no time left for another attempt
 		}
-		if !r.budget.Acquire() {
+		at, ok := r.budget.acquire()
+		if !ok {
 			break
 		}
 		if wait > 0 {
@@ -224,6 +225,7 @@ func (r *Retryer) retry(ctx context.Context, req, resp any, p *Policy, deadline 
 			case <-timer.C:
 			case <-ctx.Done():
 				timer.Stop()
+				r.budget.release(at) // the retry is not sent
 				return err
 			}
 		}
@@ -271,15 +273,23 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 		}()
 		return true
 	}
-	// canRetry: another attempt may be launched now.
-	canRetry := func() bool {
+	// relaunch launches another attempt if one may be launched now.
+	relaunch := func() bool {
 		if len(all) >= p.MaxAttempts || ctx.Err() != nil {
 			return false
 		}
 		if !deadline.IsZero() && time.Until(deadline) <= 0 {
 			return false
 		}
-		return r.budget.Acquire()
+		at, ok := r.budget.acquire()
+		if !ok {
+			return false
+		}
+		if !launch() {
+			r.budget.release(at)
+			return false
+		}
+		return true
 	}
 	if !launch() {
 		return r.retry(ctx, req, resp, p, deadline, next)
@@ -308,14 +318,14 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 			if !retryable {
 				continue
 			}
-			if canRetry() && launch() {
+			if relaunch() {
 				inflight++
 				timer.Reset(p.BackupDelay)
 			} else if inflight == 0 {
 				return lastErr
 			}
 		case <-timer.C:
-			if canRetry() && launch() {
+			if relaunch() {
 				inflight++
 				timer.Reset(p.BackupDelay)
 			}

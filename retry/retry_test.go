@@ -190,6 +190,35 @@ func TestConfigValidate(t *testing.T) {
 	}
 }
 
+// TestCanceledBackoffGivesRetryBack: a call canceled while it waits
+// before a retry does not spend the retry it never sent.
+func TestCanceledBackoffGivesRetryBack(t *testing.T) {
+	clk := newClock()
+	r := newRetryer(t, retry.Config{
+		Default: retry.Policy{MaxAttempts: 2, Idempotent: true, Backoff: retry.Backoff{Base: time.Hour, Max: time.Hour, Jitter: -1}},
+		Budget:  retry.BudgetConfig{Ratio: -1, MinRetries: 1, Now: clk.Now},
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { // cancel once the retry is granted: the call is waiting
+		for {
+			if _, n := r.Budget().Counts(); n == 1 {
+				cancel()
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	var attempts int
+	ep := r.Middleware(nil)(func(ctx context.Context, req, resp any) error { attempts++; return errConn })
+	if err := ep(ctx, nil, nil); !errors.Is(err, errConn) || attempts != 1 {
+		t.Fatalf("err %v after %d attempts; want errConn after 1", err, attempts)
+	}
+	if _, n := r.Budget().Counts(); n != 0 {
+		t.Fatalf("%d retries counted after a canceled wait, want 0", n)
+	}
+}
+
 func TestBudgetWindowSlides(t *testing.T) {
 	clk := newClock()
 	b, err := retry.NewBudget(retry.BudgetConfig{Ratio: 0.1, Window: time.Second, Buckets: 10, MinRetries: -1, Now: clk.Now})

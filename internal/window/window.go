@@ -100,6 +100,19 @@ func (w *Window) AddBIf(now int64, fits func(a, b int64) bool) bool {
 	}
 }
 
+// UndoB takes back one b counted at time at (UnixNano) by Add or AddBIf.
+// If at's slice has left its bucket the count has left the window already
+// and nothing changes.
+func (w *Window) UndoB(at int64) {
+	e := at / w.width
+	bk := &w.buckets[e%int64(len(w.buckets))]
+	w.rotate.Lock() // no move of the bucket meanwhile
+	if bk.epoch.Load() == e {
+		bk.b.Add(-1)
+	}
+	w.rotate.Unlock()
+}
+
 // Sum returns the two counts over the window ending at now (UnixNano).
 func (w *Window) Sum(now int64) (a, b int64) {
 	e := now / w.width

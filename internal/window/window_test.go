@@ -33,6 +33,24 @@ func TestSlides(t *testing.T) {
 	}
 }
 
+// TestUndoB: a b taken back leaves its slice; once the slice has left
+// the window, a later slice in its bucket is not touched.
+func TestUndoB(t *testing.T) {
+	var w window.Window
+	w.Init(time.Second, 10)
+	ms := int64(time.Millisecond)
+	w.Add(10*ms, 0, 2)
+	w.UndoB(20 * ms)
+	if _, b := w.Sum(20 * ms); b != 1 {
+		t.Fatalf("b = %d after one undo of two, want 1", b)
+	}
+	w.Add(1010*ms, 0, 1) // bucket 0 moves to a new slice
+	w.UndoB(20 * ms)
+	if _, b := w.Sum(1010 * ms); b != 1 {
+		t.Fatalf("b = %d: an undo of a slice gone reached its successor", b)
+	}
+}
+
 // TestAddBIfIsAtomic: goroutines racing to count b under a bound never
 // pass it together.
 func TestAddBIfIsAtomic(t *testing.T) {
