@@ -247,7 +247,11 @@ func TestDNSSRV(t *testing.T) {
 func TestDNSWatchRefresh(t *testing.T) {
 	f := newFake()
 	f.set("svc", "10.0.0.1")
-	d, _ := discovery.NewDNS(discovery.DNSConfig{Refresh: 5 * time.Millisecond, LookupHost: f.lookupHost})
+	t.Cleanup(discovery.SetMinDNSRefresh(time.Millisecond))
+	d, err := discovery.NewDNS(discovery.DNSConfig{Refresh: 5 * time.Millisecond, LookupHost: f.lookupHost})
+	if err != nil {
+		t.Fatal(err)
+	}
 	w, err := d.Watch(context.Background(), "svc:1")
 	if err != nil {
 		t.Fatal(err)
@@ -287,8 +291,13 @@ func TestDNSWatchRefresh(t *testing.T) {
 }
 
 func TestDNSConfigValidate(t *testing.T) {
-	if _, err := discovery.NewDNS(discovery.DNSConfig{Refresh: -1}); err == nil {
-		t.Fatal("a negative refresh was accepted")
+	for _, r := range []time.Duration{-1, 1, discovery.MinDNSRefresh - 1} {
+		if _, err := discovery.NewDNS(discovery.DNSConfig{Refresh: r}); err == nil {
+			t.Fatalf("refresh %v accepted", r)
+		}
+	}
+	if _, err := discovery.NewDNS(discovery.DNSConfig{Refresh: discovery.MinDNSRefresh}); err != nil {
+		t.Fatal(err)
 	}
 	c := discovery.DefaultDNSConfig()
 	if err := c.Validate(); err != nil || c.Refresh != discovery.DefaultDNSRefresh {

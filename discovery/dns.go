@@ -14,6 +14,13 @@ import (
 // DefaultDNSRefresh is how often a DNS watcher looks its name up again.
 const DefaultDNSRefresh = 30 * time.Second
 
+// MinDNSRefresh is the shortest DNSConfig.Refresh: a shorter one would
+// have every watcher look its name up (almost) without pause.
+const MinDNSRefresh = time.Second
+
+// minDNSRefresh is MinDNSRefresh; tests lower it.
+var minDNSRefresh = MinDNSRefresh
+
 // DNSConfig configures a DNS resolver. Zero fields take their defaults.
 type DNSConfig struct {
 	// Targets maps a service name to the name looked up for it. Without
@@ -28,7 +35,8 @@ type DNSConfig struct {
 	// 1). Default false.
 	SRV bool
 	// Refresh is how often watchers look their name up again. Default
-	// DefaultDNSRefresh (30s).
+	// DefaultDNSRefresh (30s); at least MinDNSRefresh (1s): Validate
+	// rejects a shorter one.
 	Refresh time.Duration
 	// LookupHost resolves a host name to addresses. Default
 	// net.DefaultResolver.LookupHost. Tests replace it.
@@ -49,8 +57,8 @@ func DefaultDNSConfig() DNSConfig {
 
 // Validate reports a configuration that cannot work.
 func (c *DNSConfig) Validate() error {
-	if c.Refresh < 0 {
-		return fmt.Errorf("discovery: DNSConfig.Refresh is %v; it must be 0 (default) or more", c.Refresh)
+	if c.Refresh < 0 || (c.Refresh > 0 && c.Refresh < minDNSRefresh) {
+		return fmt.Errorf("discovery: DNSConfig.Refresh is %v; it must be 0 (default) or at least %v", c.Refresh, minDNSRefresh)
 	}
 	return nil
 }
