@@ -44,7 +44,9 @@ type wrrState struct {
 // are run live under a mutex.
 func NewWeightedRoundRobin() *WeightedRoundRobin { return &WeightedRoundRobin{} }
 
-// Update replaces the instances; the new cycle starts at its beginning.
+// Update replaces the instances and starts a new cycle: a cycle computed in
+// advance at a random place in it (as for a new balancer), one run live at
+// its beginning.
 func (b *WeightedRoundRobin) Update(instances []discovery.Instance) {
 	st := &wrrState{insts: copyInstances(instances)}
 	n := len(st.insts)
