@@ -73,9 +73,9 @@ func (c *Client) pick(cs *callState) (string, error) {
 				return addr, nil // addr just left: no breaker to consult
 			}
 		}
-		probe, err := b.Allow()
+		ticket, err := b.Admit()
 		if err == nil {
-			cs.gov.breaker, cs.gov.probe = b, probe
+			cs.gov.breaker, cs.gov.ticket = b, ticket
 			return addr, nil
 		}
 		if c.fb != nil {
@@ -103,6 +103,6 @@ func (c *Client) newInstanceBreaker(g *circuitbreak.Group, addr string) *circuit
 func (c *Client) instanceDone(cs *callState, err error) {
 	if b := cs.gov.breaker; b != nil {
 		cs.gov.breaker = nil
-		b.Done(cs.gov.probe, err)
+		b.Finish(cs.gov.ticket, err)
 	}
 }

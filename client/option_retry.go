@@ -22,7 +22,7 @@ type govConfig struct {
 type govState struct {
 	argsDone chan struct{}         // closed once a forked attempt no longer reads the request; nil otherwise
 	breaker  *circuitbreak.Breaker // the picked instance's breaker; nil: none
-	probe    bool                  // the call is that breaker's half-open probe
+	ticket   circuitbreak.Ticket   // the call's admission by that breaker (a late probe's outcome is ignored)
 }
 
 // requestWritten tells a backup-request middleware waiting on a forked
