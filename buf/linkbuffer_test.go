@@ -200,19 +200,7 @@ func TestConcurrentProducerConsumer(t *testing.T) {
 		}
 		done <- nil
 	}()
-	var c byte
-	var iov [][]byte
-	for sent := 0; sent < total; {
-		iov = b.Book(1, iov[:0])
-		n := min(len(iov[0]), 1500, total-sent)
-		for i := range n {
-			iov[0][i] = c
-			c++
-		}
-		b.BookAck(n)
-		b.Flush()
-		sent += n
-	}
+	writeCounting(b, total, 1500)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -366,19 +354,7 @@ func TestConcurrentGrowingPeeks(t *testing.T) {
 		}
 		done <- nil
 	}()
-	var c byte
-	var iov [][]byte
-	for sent := 0; sent < msgSize*msgs; {
-		iov = b.Book(1, iov[:0])
-		n := min(len(iov[0]), 700, msgSize*msgs-sent)
-		for i := range n {
-			iov[0][i] = c
-			c++
-		}
-		b.BookAck(n)
-		b.Flush()
-		sent += n
-	}
+	writeCounting(b, msgSize*msgs, 700)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -394,4 +370,22 @@ func ExampleLinkBuffer() {
 	fmt.Printf("%q\n", line)
 	b.Release()
 	// Output: "hello, world\n"
+}
+
+// writeCounting writes total bytes counting 0, 1, ..., 255, 0, ... through
+// Book, at most chunk at a time, flushing each.
+func writeCounting(b *buf.LinkBuffer, total, chunk int) {
+	var c byte
+	var iov [][]byte
+	for sent := 0; sent < total; {
+		iov = b.Book(1, iov[:0])
+		n := min(len(iov[0]), chunk, total-sent)
+		for i := range n {
+			iov[0][i] = c
+			c++
+		}
+		b.BookAck(n)
+		b.Flush()
+		sent += n
+	}
 }

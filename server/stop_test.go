@@ -182,12 +182,7 @@ func TestIdleTimeout(t *testing.T) {
 func TestIdleTimeoutPartialRequest(t *testing.T) {
 	_, _, addr := startServer(t, server.WithIdleTimeout(100*time.Millisecond))
 	for _, p := range protocols {
-		raw, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := requestBytes(t, p, 1, "x")
-		raw.Write(b[:len(b)/2])
+		raw, _ := halfRequest(t, addr, p)
 		raw.SetReadDeadline(time.Now().Add(2 * time.Second))
 		n, err := raw.Read(make([]byte, 256))
 		raw.Close()
@@ -217,12 +212,7 @@ func TestIdleTimeoutSparesSlowCalls(t *testing.T) {
 func TestReadTimeoutBoundsWholeRequest(t *testing.T) {
 	_, _, addr := startServer(t, server.WithReadTimeout(200*time.Millisecond))
 	for _, p := range protocols {
-		raw, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := requestBytes(t, p, 1, "x")
-		raw.Write(b[:len(b)/2])
+		raw, b := halfRequest(t, addr, p)
 		// The rest, a byte every 50ms: about a second for the whole.
 		stop, done := make(chan struct{}), make(chan struct{})
 		go func() {
@@ -274,4 +264,17 @@ func TestReadTimeoutDefault(t *testing.T) {
 	if got := server.New(server.WithReadTimeout(0)).ReadTimeout(); got != 0 {
 		t.Fatalf("WithReadTimeout(0): read timeout %v, want none", got)
 	}
+}
+
+// halfRequest dials addr and sends the first half of a request in protocol
+// p; it returns the connection and the whole request.
+func halfRequest(t *testing.T, addr string, p transport.Protocol) (net.Conn, []byte) {
+	t.Helper()
+	raw, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := requestBytes(t, p, 1, "x")
+	raw.Write(b[:len(b)/2])
+	return raw, b
 }
