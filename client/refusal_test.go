@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/petrel-rpc/petrel/client"
+	"github.com/petrel-rpc/petrel/codec/thrift"
 	"github.com/petrel-rpc/petrel/discovery"
 	"github.com/petrel-rpc/petrel/loadbalance"
 	"github.com/petrel-rpc/petrel/retry"
@@ -20,35 +21,51 @@ import (
 // downstream call, whose code is ShuttingDown. The server marks it as the
 // handler's, so the client does not take the reply for a refusal and send
 // the put again (it did: 3 runs with a retry policy, 2839 between two
-// instances without one).
+// instances without one). The same holds when the downstream refusal is
+// passed on as the ApplicationException it arrived as, which the server
+// forwarded verbatim (3 runs with a retry policy, 2 between two instances).
 func TestHandlerErrorIsNoRefusal(t *testing.T) {
-	var calls atomic.Int32
-	addr := startGov(t, func(ctx context.Context, method string, a *echoArgs, r *echoResult) error {
-		calls.Add(1)
-		// e.g. the handler's own downstream call failed and it returns err
-		return rpcerr.New(rpcerr.ShuttingDown, "server is shutting down")
-	})
-	t.Run("with-retry", func(t *testing.T) {
-		calls.Store(0)
-		r := newRetryer(t, govPolicies(retry.BudgetConfig{Ratio: 1, MinRetries: 100}))
-		c := newGovClient(t, client.WithHostPorts(addr), client.WithRetry(r))
-		err := c.Call(context.Background(), "put", false, &echoArgs{}, new(echoResult))
-		if n := calls.Load(); n != 1 {
-			t.Fatalf("non-idempotent put: handler ran %d times (err %v), want 1", n, err)
-		}
-	})
-	t.Run("no-retry-two-instances", func(t *testing.T) {
-		calls.Store(0)
-		addr2 := startGov(t, func(ctx context.Context, method string, a *echoArgs, r *echoResult) error {
-			calls.Add(1)
-			return rpcerr.New(rpcerr.ShuttingDown, "server is shutting down")
+	downstream := map[string]error{
+		"rpcerr": rpcerr.New(rpcerr.ShuttingDown, "server is shutting down"),
+		// what a Petrel client returns when its server refused: the refusal
+		// arrived as an ApplicationException, which the error wraps (the
+		// server used to forward it verbatim, refusal text and all)
+		"forwarded-exception": rpcerr.Wrap(rpcerr.ShuttingDown,
+			thrift.NewApplicationException(thrift.ExceptionInternalError, "petrel: shutting_down: server is shutting down"),
+			"the server answered with an exception"),
+		"bare-exception": thrift.NewApplicationException(thrift.ExceptionInternalError, "petrel: overloaded: too many requests in flight"),
+	}
+	for name, herr := range downstream {
+		t.Run(name, func(t *testing.T) {
+			var calls atomic.Int32
+			handler := func(ctx context.Context, method string, a *echoArgs, r *echoResult) error {
+				calls.Add(1)
+				return herr // the handler's own downstream call failed and it returns err
+			}
+			addr := startGov(t, handler)
+			t.Run("with-retry", func(t *testing.T) {
+				calls.Store(0)
+				r := newRetryer(t, govPolicies(retry.BudgetConfig{Ratio: 1, MinRetries: 100}))
+				c := newGovClient(t, client.WithHostPorts(addr), client.WithRetry(r))
+				err := c.Call(context.Background(), "put", false, &echoArgs{}, new(echoResult))
+				if n := calls.Load(); n != 1 {
+					t.Fatalf("non-idempotent put: handler ran %d times (err %v), want 1", n, err)
+				}
+				if code := rpcerr.CodeOf(err); code != rpcerr.Application {
+					t.Fatalf("code %v (err %v), want Application: the handler failed, the server refused nothing", code, err)
+				}
+			})
+			t.Run("no-retry-two-instances", func(t *testing.T) {
+				calls.Store(0)
+				addr2 := startGov(t, handler)
+				c := newGovClient(t, client.WithHostPorts(addr, addr2))
+				err := c.Call(context.Background(), "put", false, &echoArgs{}, new(echoResult))
+				if n := calls.Load(); n != 1 {
+					t.Fatalf("put without any retry policy: handlers ran %d times (err %v), want 1", n, err)
+				}
+			})
 		})
-		c := newGovClient(t, client.WithHostPorts(addr, addr2))
-		err := c.Call(context.Background(), "put", false, &echoArgs{}, new(echoResult))
-		if n := calls.Load(); n != 1 {
-			t.Fatalf("put without any retry policy: handlers ran %d times (err %v), want 1", n, err)
-		}
-	})
+	}
 }
 
 // slowPickBalancer is P2C whose Pick takes longer than the call's timeout

@@ -477,24 +477,28 @@ func (c *call) writeReply(result thrift.FastCodec, err error, flush bool) {
 				}
 			}
 		case errors.As(err, &ae):
+			// e.g. a downstream call's exception, passed on
+			if msg := handlerErrorText(ae.Message); ae.Type == thrift.ExceptionInternalError && msg != ae.Message {
+				ae = thrift.NewApplicationException(ae.Type, msg)
+			}
 			typ, body = thrift.EXCEPTION, ae
 		default:
-			typ, body = thrift.EXCEPTION, thrift.NewApplicationException(thrift.ExceptionInternalError, handlerErrorText(err))
+			typ, body = thrift.EXCEPTION, thrift.NewApplicationException(thrift.ExceptionInternalError, handlerErrorText(err.Error()))
 		}
 	}
 	c.cs.write(h, c.m.info.Name, typ, c.seq, c.payload, body, flush)
 }
 
 // handlerErrorText is the message of the INTERNAL_ERROR exception that
-// answers a handler's error. A client reads the text of a Petrel error at
+// answers a handler's error whose text is msg. A client reads the text of a Petrel error at
 // the start of that message as this server's own verdict ("petrel:
 // shutting_down: ..." or "petrel: overloaded: ...": the request was refused
 // before it ran, so it may be sent again even if not idempotent), so a
 // handler's error that reads so (a downstream call's error passed on) is
-// marked as the handler's. A timeout keeps its text: the caller reads it
-// as a timeout, which is never taken for a call that did not run.
-func handlerErrorText(err error) string {
-	msg := err.Error()
+// marked as the handler's; so is a downstream refusal's exception that the
+// handler returns as it got it. A timeout keeps its text: the caller reads
+// it as a timeout, which is never taken for a call that did not run.
+func handlerErrorText(msg string) string {
 	if code, ok := rpcerr.CodeFromMessage(msg); ok && (code == rpcerr.ShuttingDown || code == rpcerr.Overloaded) {
 		return "the handler failed: " + msg
 	}
