@@ -135,6 +135,16 @@ func TestBufferedTrickleHoldsLinearMemory(t *testing.T) {
 
 // FuzzServerInput writes arbitrary bytes to a server: it never panics or
 // hangs, and it answers or closes the connection.
+//
+// The code an input covers depends on timing (how the bytes arrive, which
+// goroutine runs first), so the fuzzer keeps finding "new" inputs and, with
+// a time budget (-fuzztime 60s), spends up to a minute minimizing each: it
+// then runs about 1 input per second. Bound the minimization for long runs:
+//
+//	go test -run '^$' -fuzz '^FuzzServerInput$' -fuzztime 10m -fuzzminimizetime 100x ./server/
+//
+// (about 10,000 inputs per second here). A count budget (-fuzztime 20000x,
+// as make test runs it) is not affected.
 func FuzzServerInput(f *testing.F) {
 	for _, p := range []transport.Protocol{transport.Framed, transport.TTHeader, transport.Buffered} {
 		f.Add(encodeRequest(f, p))
