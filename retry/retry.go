@@ -230,6 +230,9 @@ func (r *Retryer) retry(ctx context.Context, req, resp any, p *Policy, deadline 
 			}
 		}
 		err = next(attemptCtx(WithMarker(ctx, n), p), req, resp)
+		if err != nil && NotSent(err) {
+			r.budget.release(at) // no server saw it
+		}
 	}
 	if timer != nil {
 		timer.Stop()
@@ -244,6 +247,9 @@ type attempt struct {
 	ended  chan struct{} // closed when next returned
 	done   func(won bool)
 	err    error // set before ended is closed
+	// budgetAt is when the budget granted this attempt's retry (0: the
+	// first attempt, or the retry was given back).
+	budgetAt int64
 }
 
 // hedge runs backup requests: a new attempt whenever BackupDelay passes
@@ -254,7 +260,7 @@ type attempt struct {
 func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline time.Time, fork Fork, next endpoint.Endpoint) error {
 	results := make(chan *attempt, p.MaxAttempts)
 	all := make([]*attempt, 0, p.MaxAttempts)
-	launch := func() bool {
+	launch := func(budgetAt int64) bool {
 		n := len(all) + 1
 		actx, aresp, sent, cancel, done := fork(ctx, resp)
 		if actx == nil {
@@ -264,7 +270,7 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 			actx = WithMarker(actx, n)
 		}
 		actx = attemptCtx(actx, p)
-		a := &attempt{cancel: cancel, sent: sent, ended: make(chan struct{}), done: done}
+		a := &attempt{cancel: cancel, sent: sent, ended: make(chan struct{}), done: done, budgetAt: budgetAt}
 		all = append(all, a)
 		go func() {
 			a.err = next(actx, req, aresp)
@@ -285,13 +291,13 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 		if !ok {
 			return false
 		}
-		if !launch() {
+		if !launch(at) {
 			r.budget.release(at)
 			return false
 		}
 		return true
 	}
-	if !launch() {
+	if !launch(0) {
 		return r.retry(ctx, req, resp, p, deadline, next)
 	}
 	timer := time.NewTimer(p.BackupDelay)
@@ -312,6 +318,10 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 				return a.err
 			}
 			a.done(false)
+			if a.budgetAt != 0 && NotSent(a.err) {
+				r.budget.release(a.budgetAt) // no server saw it
+				a.budgetAt = 0
+			}
 			if lastErr == nil || !NotSent(a.err) {
 				lastErr = a.err // an error of a sent attempt is kept over one of an unsent one
 			}
@@ -362,7 +372,11 @@ func (r *Retryer) settle(all []*attempt, winner *attempt, inflight int, results 
 	if inflight > 0 {
 		go func() {
 			for range inflight {
-				(<-results).done(false)
+				a := <-results
+				if a.budgetAt != 0 && NotSent(a.err) {
+					r.budget.release(a.budgetAt)
+				}
+				a.done(false)
 			}
 		}()
 	}

@@ -649,3 +649,66 @@ func TestBudgetConcurrentAcquire(t *testing.T) {
 		t.Fatalf("granted %d retries for 1000 requests at 10%%, want 100", granted.Load())
 	}
 }
+
+// TestUnsentAttemptGivesRetryBack: an attempt that failed before its request
+// was sent (a breaker rejected a backup, the dial failed) put no load on any
+// server, so it gives its retry back to the budget. Before, the budget
+// (here one retry per window) was spent on the rejected backup: the hedged
+// call got no other backup and waited on its slow first attempt, and the
+// failure retry loop counted a retry nobody received.
+func TestUnsentAttemptGivesRetryBack(t *testing.T) {
+	clk := newClock()
+	budget := retry.BudgetConfig{Ratio: -1, MinRetries: 1, Now: clk.Now}
+	t.Run("backup", func(t *testing.T) {
+		r := newRetryer(t, retry.Config{
+			Default: retry.Policy{MaxAttempts: 3, Idempotent: true, BackupDelay: time.Millisecond},
+			Budget:  budget,
+		})
+		var n atomic.Int32
+		ep := r.Middleware(forkFake)(func(ctx context.Context, req, resp any) error {
+			switch n.Add(1) {
+			case 1: // slow
+				slow := time.NewTimer(5 * time.Second)
+				defer slow.Stop()
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-slow.C:
+				}
+				*resp.(*string) = "slow"
+			case 2: // rejected before sending
+				return notSent{circuitbreak.ErrOpen}
+			default:
+				*resp.(*string) = "backup"
+			}
+			return nil
+		})
+		var out string
+		if err := ep(context.Background(), nil, &out); err != nil || out != "backup" {
+			t.Fatalf("call = %v, %q after %d attempts; want the second backup's reply", err, out, n.Load())
+		}
+		if _, ret := r.Budget().Counts(); ret != 1 {
+			t.Fatalf("%d retries counted, want 1 (the backup that was sent)", ret)
+		}
+	})
+	t.Run("retry", func(t *testing.T) {
+		r := newRetryer(t, retry.Config{
+			Default: retry.Policy{MaxAttempts: 3, Idempotent: true, Backoff: noWait},
+			Budget:  budget,
+		})
+		var n int
+		ep := r.Middleware(nil)(func(ctx context.Context, req, resp any) error {
+			n++
+			if n < 3 {
+				return notSent{errConn} // e.g. no connection could be made
+			}
+			return nil
+		})
+		if err := ep(context.Background(), nil, nil); err != nil || n != 3 {
+			t.Fatalf("call = %v after %d attempts; want success at the third", err, n)
+		}
+		if _, ret := r.Budget().Counts(); ret != 1 {
+			t.Fatalf("%d retries counted, want 1 (the retry that was sent)", ret)
+		}
+	})
+}
