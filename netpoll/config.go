@@ -20,9 +20,10 @@ type Config struct {
 	// the context it returns is passed to the other callbacks. OnDisconnect
 	// runs for every connection OnPrepare saw, also one that is then not
 	// served (the loop shut down meanwhile). It runs on a poller goroutine:
-	// it must be quick, must not block, and must not call runtime.Goexit
-	// (which would end the poller); a panic is recovered and reported, and
-	// the connection is then not served. Optional.
+	// it must be quick and must not block. A panic is recovered and
+	// reported, and the connection is then not served; so it is after
+	// runtime.Goexit (t.FailNow in a test, say), and the poller goes on in
+	// a new goroutine. Optional.
 	OnPrepare func(conn Connection) context.Context
 	// OnConnect runs after a connection is registered, before its first
 	// OnRequest; it may replace the context. Optional.

@@ -211,17 +211,25 @@ func (l *EventLoop) accepted(c *connection) {
 }
 
 // prepare runs OnPrepare, on the poller goroutine. A panic is reported and
-// the connection is not served.
+// the connection is not served. So it is after a runtime.Goexit, which goes
+// on to end the poller goroutine (the poller starts another): the fd is
+// closed here, as accepted does not get to.
 func (l *EventLoop) prepare(c *connection) (ok bool) {
 	returned := false
 	defer func() {
 		if returned {
 			return
 		}
-		if r := recover(); r != nil {
+		why := "netpoll: OnPrepare called runtime.Goexit"
+		r := recover()
+		if r != nil {
 			l.reportPanic(r)
+			why = "netpoll: OnPrepare panicked"
 		}
-		l.notServed(c, errors.New("netpoll: OnPrepare panicked"), false)
+		l.notServed(c, errors.New(why), false)
+		if r == nil {
+			closeFD(c.op.fd)
+		}
 	}()
 	c.setContext(l.cfg.OnPrepare(c))
 	returned = true

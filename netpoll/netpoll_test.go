@@ -816,8 +816,9 @@ func TestReadAfterFlushWaited(t *testing.T) {
 // that panics (reported to the PanicHandler) or an OnConnect that calls
 // runtime.Goexit closes its connection, with OnDisconnect, and the loop
 // goes on serving others. OnPrepare's panic used to kill the process (it
-// runs on the poller); OnConnect's left the connection held by no one,
-// never served nor closed.
+// runs on the poller), its Goexit to end the poller goroutine (nothing on
+// that poller was served again, and the connection's fd leaked);
+// OnConnect's left the connection held by no one, never served nor closed.
 func TestConnectCallbackFailureClosesConnection(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -828,6 +829,7 @@ func TestConnectCallbackFailureClosesConnection(t *testing.T) {
 		{"OnPrepare panics", func() { panic("prepare") }, func() {}, "prepare"},
 		{"OnConnect panics", func() {}, func() { panic("connect") }, "connect"},
 		{"OnConnect Goexit", func() {}, runtime.Goexit, nil},
+		{"OnPrepare Goexit", runtime.Goexit, func() {}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var n atomic.Int32

@@ -354,10 +354,30 @@ func (p *poller) retire(op *fdOperator) {
 // run is the poller's loop.
 func (p *poller) run() {
 	block := true
+	var freeing []*fdOperator
+	ended := false
+	defer func() {
+		if ended {
+			return
+		}
+		// A callback run on this goroutine (OnPrepare) called
+		// runtime.Goexit, which nothing can stop: go on in another
+		// goroutine. The retired operators taken for freeing are put back;
+		// the events of the batch not dispatched come again (epoll is
+		// level-triggered).
+		if len(freeing) > 0 {
+			p.mu.Lock()
+			p.retired = append(p.retired, freeing...)
+			p.nretired.Store(int32(len(p.retired)))
+			p.mu.Unlock()
+		}
+		p.scratch = nil
+		go p.run()
+	}()
 	for {
 		// Operators retired before this wait cannot appear in any batch after
 		// it has been processed.
-		freeing := p.scratch[:0]
+		freeing = p.scratch[:0]
 		if p.nretired.Load() != 0 {
 			p.mu.Lock()
 			freeing = append(freeing, p.retired...)
@@ -408,13 +428,16 @@ func (p *poller) run() {
 		}
 		if len(freeing) > 0 {
 			if p.free(freeing) {
+				ended = true
 				return
 			}
 		}
 		p.scratch = freeing[:0]
+		freeing = nil
 		if err != nil {
 			// epoll_wait only fails on a bad fd or bad memory: the poller is
 			// unusable. Fail every fd it holds.
+			ended = true
 			p.failAll(err)
 			return
 		}
