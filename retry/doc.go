@@ -45,7 +45,7 @@
 // when the previous has not answered within the delay; the first reply wins
 // and the other attempts are canceled. Backup attempts run concurrently and
 // need a [Fork] from the client, which gives each its own call state and
-// // result value. Backups come out of the same budget as retries. A retry or
+// result value. Backups come out of the same budget as retries. A retry or
 // backup whose request was never sent ([NotSent]: a breaker rejected it, no
 // connection could be made) gives its share of the budget back.
 package retry
