@@ -75,8 +75,8 @@ func (w *Window) Add(now int64, da, db int64) {
 	}
 }
 
-// AddBIf counts one more b at time now if fits, given the two counts over
-// the window ending at now, allows it; it reports whether it counted.
+// AddBIf counts one more b at time now if fits, given the two counts
+// Sum(now) returns, allows it; it reports whether it counted.
 // The test and the count are one atomic step with respect to other AddBIf
 // calls, whatever their buckets, and to Add's counts of b in the current
 // bucket: concurrent callers cannot together pass the bound fits sets.
@@ -113,13 +113,22 @@ func (w *Window) UndoB(at int64) {
 	w.rotate.Unlock()
 }
 
-// Sum returns the two counts over the window ending at now (UnixNano).
+// Sum returns the two counts over the window ending at now (UnixNano), or
+// at the newest slice counted if that is later (by less than the window):
+// a caller that read the clock just before another one but sums after it
+// sees the other's counts, and AddBIf's bound holds for both.
 func (w *Window) Sum(now int64) (a, b int64) {
 	e := now / w.width
 	n := int64(len(w.buckets))
+	top := e
+	for i := range w.buckets {
+		if be := w.buckets[i].epoch.Load(); be > top && be-e < n {
+			top = be
+		}
+	}
 	for i := range w.buckets {
 		bk := &w.buckets[i]
-		if be := bk.epoch.Load(); be >= 0 && be <= e && e-be < n {
+		if be := bk.epoch.Load(); be >= 0 && be <= top && top-be < n {
 			a += bk.a.Load()
 			b += bk.b.Load()
 		}

@@ -145,3 +145,34 @@ func BenchmarkAdd(b *testing.B) {
 		}
 	})
 }
+
+// TestAddBIfSeesLaterSlice: a caller that read the clock just before a
+// bucket boundary but reaches AddBIf after a call that read it just past
+// the boundary still sees that call's count, so the two do not together
+// pass a bound of one b.
+func TestAddBIfSeesLaterSlice(t *testing.T) {
+	var w window.Window
+	w.Init(time.Second, 10) // 100 ms buckets
+	ms := int64(time.Millisecond)
+	one := func(a, b int64) bool { return b < 1 }
+	if !w.AddBIf(100*ms, one) {
+		t.Fatal("the first AddBIf in an empty window refused")
+	}
+	if w.AddBIf(99*ms, one) {
+		t.Fatal("an AddBIf whose clock read lagged by 1 ms counted a second b under a bound of one")
+	}
+	if _, b := w.Sum(99 * ms); b != 1 {
+		t.Fatalf("Sum at 99 ms: b = %d, want the 1 counted at 100 ms", b)
+	}
+	// A lagging Sum counts over the window ending at the newest slice: a
+	// slice a whole window older than that one stays out.
+	w.Add(50*ms, 0, 2)   // bucket 0, slice 0
+	w.Add(1050*ms, 0, 5) // bucket 0 again, slice 10
+	if _, b := w.Sum(1000 * ms); b != 1+5 {
+		t.Fatalf("Sum at 1000 ms: b = %d, want 6", b)
+	}
+	w.Add(1250*ms, 0, 3) // slice 12: the window now starts at slice 3
+	if _, b := w.Sum(1050 * ms); b != 5+3 {
+		t.Fatalf("Sum at 1050 ms: b = %d, want 8 (slice 1 is older than the window ending at slice 12)", b)
+	}
+}
