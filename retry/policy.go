@@ -60,7 +60,8 @@ type Policy struct {
 // Backoff is the wait before retry n (n = 1 for the first retry):
 // min(Max, Base * 2^(n-1)), of which a share Jitter is drawn at random
 // (the wait is uniform in [d*(1-Jitter), d]). Zero fields take their
-// defaults; a negative Base means no wait.
+// defaults, in Delay too; a Max below Base counts as Base; a negative Base
+// means no wait.
 type Backoff struct {
 	Base   time.Duration // default DefaultBackoffBase (5ms)
 	Max    time.Duration // default DefaultBackoffMax (200ms)
@@ -69,6 +70,7 @@ type Backoff struct {
 
 // Delay returns the wait before retry n (n >= 1).
 func (b Backoff) Delay(n int) time.Duration {
+	b.fill()
 	if b.Base <= 0 {
 		return 0
 	}
@@ -93,11 +95,10 @@ func (b *Backoff) fill() {
 	if b.Max < b.Base {
 		b.Max = b.Base
 	}
+	// A negative Jitter stays: it means none, and filling again (Delay
+	// does) must not make it the default.
 	if b.Jitter == 0 {
 		b.Jitter = DefaultJitter
-	}
-	if b.Jitter < 0 {
-		b.Jitter = 0
 	}
 }
 

@@ -168,6 +168,39 @@ func TestBackoff(t *testing.T) {
 	}
 }
 
+// TestBackoffZeroFieldsTakeDefaults: Delay applies the defaults its doc
+// promises for zero fields, also on a Backoff that no Retryer filled in,
+// and a negative Jitter stays "none" through a Retryer's filling.
+func TestBackoffZeroFieldsTakeDefaults(t *testing.T) {
+	cases := []struct {
+		b        retry.Backoff
+		n        int
+		min, max time.Duration
+	}{
+		{retry.Backoff{}, 1, retry.DefaultBackoffBase / 2, retry.DefaultBackoffBase},
+		{retry.Backoff{}, 9, retry.DefaultBackoffMax / 2, retry.DefaultBackoffMax},
+		{retry.Backoff{Base: 10 * time.Millisecond}, 2, 10 * time.Millisecond, 20 * time.Millisecond},
+		{retry.Backoff{Base: time.Millisecond, Max: 4 * time.Millisecond, Jitter: -1}, 5, 4 * time.Millisecond, 4 * time.Millisecond},
+	}
+	for _, c := range cases {
+		for range 100 {
+			if d := c.b.Delay(c.n); d < c.min || d > c.max {
+				t.Fatalf("%+v.Delay(%d) = %v, want in [%v, %v]", c.b, c.n, d, c.min, c.max)
+			}
+		}
+	}
+	r, err := retry.New(retry.Config{Default: retry.Policy{Backoff: retry.Backoff{Base: time.Millisecond, Max: 4 * time.Millisecond, Jitter: -1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := r.Policy("m").Backoff
+	for range 100 {
+		if d := b.Delay(5); d != 4*time.Millisecond {
+			t.Fatalf("filled %+v.Delay(5) = %v, want 4ms (no jitter)", b, d)
+		}
+	}
+}
+
 func TestConfigValidate(t *testing.T) {
 	bad := []retry.Config{
 		{Default: retry.Policy{MaxAttempts: 11}},
