@@ -16,9 +16,11 @@ package transport
 type Header struct {
 	// Protocol is the frame's protocol.
 	Protocol Protocol
-	// SeqID is TTHeader's SEQUENCE NUMBER. ReadMessage and WriteMessage also
-	// set it from (and write it as) the Thrift message's sequence id for the
-	// other protocols, which have no frame sequence number.
+	// SeqID is TTHeader's SEQUENCE NUMBER: ReadFrame reads it and
+	// BeginFrame writes it. ReadMessage also sets it to the Thrift message's
+	// sequence id for the other protocols, which have no frame sequence
+	// number. WriteMessage neither reads nor sets it: its seq argument is
+	// both the frame's and the message's sequence id.
 	SeqID int32
 	// Flags is TTHeader's FLAGS field (see the Flag constants).
 	Flags uint16
