@@ -101,7 +101,20 @@ Flags:
 		return 2
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "petrel gen: want exactly one IDL file")
+		// Parsing stops at the first argument that is not a flag, so flags
+		// written after the file arrive here as more files.
+		for _, a := range fs.Args()[1:] {
+			if strings.HasPrefix(a, "-") && len(a) > 1 {
+				fmt.Fprintf(stderr, "petrel gen: flag %s comes after the IDL file %s; put every flag before the file\n", a, fs.Arg(0))
+				fs.Usage()
+				return 2
+			}
+		}
+		if fs.NArg() == 0 {
+			fmt.Fprintln(stderr, "petrel gen: want exactly one IDL file, got none")
+		} else {
+			fmt.Fprintf(stderr, "petrel gen: want exactly one IDL file, got %d: %s\n", fs.NArg(), strings.Join(fs.Args(), " "))
+		}
 		fs.Usage()
 		return 2
 	}

@@ -207,3 +207,25 @@ func TestGenScaffold(t *testing.T) {
 		t.Errorf("unknown service error: %s", stderr.String())
 	}
 }
+
+// TestGenFlagsAfterFile checks that flags written after the IDL file (the Go
+// flag package stops at the first argument that is not a flag) are reported
+// as such, not as a count of IDL files.
+func TestGenFlagsAfterFile(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"gen", "x.thrift", "-out", "o", "-module", "m"}, &out, &errb)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	first, _, _ := strings.Cut(errb.String(), "\n")
+	if !strings.Contains(first, `flag -out comes after the IDL file x.thrift`) || !strings.Contains(first, "before") {
+		t.Errorf("error does not say the flags must come before the file:\n%s", first)
+	}
+	errb.Reset()
+	if code := run([]string{"gen", "-out", "o", "-module", "m", "a.thrift", "b.thrift"}, &out, &errb); code != 2 {
+		t.Fatalf("two files: exit %d, want 2", code)
+	}
+	if first, _, _ := strings.Cut(errb.String(), "\n"); !strings.Contains(first, `want exactly one IDL file, got 2: a.thrift b.thrift`) {
+		t.Errorf("two files: %s", first)
+	}
+}
