@@ -254,11 +254,30 @@ func FromWire(ctx context.Context, m map[string]string) context.Context {
 		return ctx
 	}
 	return with(ctx, func(n *node) {
-		for _, e := range up {
-			n.upstream = set(n.upstream, e.k, e.v)
-		}
-		for _, e := range pers {
-			n.persistent = set(n.persistent, e.k, e.v)
-		}
+		n.upstream = merge(n.upstream, up)
+		n.persistent = merge(n.persistent, pers)
 	})
+}
+
+// merge returns list with the values of add set, add's keys being distinct
+// (the suffixes of distinct keys with one prefix). It copies list once, not
+// once per key as set would: a header may hold thousands of keys.
+func merge(list, add []kv) []kv {
+	if len(add) == 0 {
+		return list
+	}
+	if len(list) == 0 {
+		return add
+	}
+	keys := make(map[string]struct{}, len(add))
+	for _, e := range add {
+		keys[e.k] = struct{}{}
+	}
+	out := make([]kv, 0, len(list)+len(add))
+	for _, e := range list {
+		if _, ok := keys[e.k]; !ok {
+			out = append(out, e)
+		}
+	}
+	return append(out, add...)
 }

@@ -97,3 +97,35 @@ func Example() {
 	fmt.Println(tenant, trace, header["RPC_TRANSIT_tenant"])
 	// Output: blue 7f3a blue
 }
+
+// TestFromWireLinear: the string block of one TTHeader request (up to 64
+// KiB) can hold thousands of keys; reading them takes a bounded number of
+// allocations, not one copy of the values so far per key.
+func TestFromWireLinear(t *testing.T) {
+	m := make(map[string]string, 3000)
+	for i := range 3000 {
+		m[fmt.Sprintf("%s%d", metainfo.PrefixTransient, i)] = "v"
+		m[fmt.Sprintf("%s%d", metainfo.PrefixPersistent, i)] = "v"
+	}
+	var ctx context.Context
+	allocs := testing.AllocsPerRun(3, func() { ctx = metainfo.FromWire(context.Background(), m) })
+	if allocs > 100 { // the slices grow by doubling: a few dozen
+		t.Errorf("FromWire of %d keys: %v allocations", len(m), allocs)
+	}
+	if got := len(metainfo.GetAllValues(ctx)); got != 3000 {
+		t.Errorf("%d transient values, want 3000", got)
+	}
+	if got := len(metainfo.GetAllPersistentValues(ctx)); got != 3000 {
+		t.Errorf("%d persistent values, want 3000", got)
+	}
+	// Values received over ones the context already carries replace them.
+	base := metainfo.WithPersistentValue(context.Background(), "0", "old")
+	base = metainfo.WithPersistentValue(base, "kept", "k")
+	ctx = metainfo.FromWire(base, m)
+	if v, _ := metainfo.GetPersistentValue(ctx, "0"); v != "v" {
+		t.Errorf("received value %q, want v over the context's old", v)
+	}
+	if v, _ := metainfo.GetPersistentValue(ctx, "kept"); v != "k" || len(metainfo.GetAllPersistentValues(ctx)) != 3001 {
+		t.Errorf("the context's own value %q, %d values; want k, 3001", v, len(metainfo.GetAllPersistentValues(ctx)))
+	}
+}
