@@ -17,12 +17,16 @@ import (
 //
 // h may be nil for Framed and Buffered. With h.PayloadProtocol ==
 // PayloadCompact (Framed or TTHeader) the message is written in the compact
-// protocol, and body must implement thrift.CompactCodec. A TTHeader frame's
+// protocol, and body must implement thrift.CompactCodec; any payload
+// protocol but PayloadBinary and PayloadCompact is refused (ErrUnsupported). A TTHeader frame's
 // SEQUENCE NUMBER is seq (h.SeqID is not used). A body whose FastWrite does
 // not write BLength bytes is a bug in the body: the frame is withdrawn from w
 // and the error has code rpcerr.Internal.
 func WriteMessage(w buf.Writer, p Protocol, h *Header, name string, typ thrift.MessageType, seq int32, body thrift.FastCodec) error {
 	compact := h != nil && h.PayloadProtocol == PayloadCompact
+	if h != nil && !compact && h.PayloadProtocol != PayloadBinary {
+		return protoErr(ErrUnsupported, "payload protocol id %d (Petrel writes 0 binary and 2 compact)", h.PayloadProtocol)
+	}
 	var cc thrift.CompactCodec
 	var msgLen int
 	if compact {

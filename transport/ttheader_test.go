@@ -299,6 +299,24 @@ func TestWriteMessageTTHeaderSeq(t *testing.T) {
 	}
 }
 
+// TestWriteMessageUnknownPayloadProtocol: WriteMessage encodes binary or
+// compact only, so a Header asking for another payload protocol is refused
+// instead of labelling a binary message with that protocol id.
+func TestWriteMessageUnknownPayloadProtocol(t *testing.T) {
+	for _, p := range []transport.Protocol{transport.TTHeader, transport.Framed} {
+		lb := buf.NewLinkBuffer()
+		h := &transport.Header{PayloadProtocol: 4}
+		err := transport.WriteMessage(lb, p, h, "M", thrift.CALL, 1, &echo{})
+		if !errors.Is(err, transport.ErrUnsupported) {
+			t.Errorf("%v: WriteMessage with payload protocol 4: err %v, want ErrUnsupported", p, err)
+		}
+		if lb.MallocLen() != 0 {
+			t.Errorf("%v: %d bytes left in the writer", p, lb.MallocLen())
+		}
+		lb.Reset()
+	}
+}
+
 // TestHeaderRememberBounded checks that a Header remembers a bounded number
 // of strings, and none from large headers.
 func TestHeaderRememberBounded(t *testing.T) {
