@@ -29,10 +29,9 @@ func newPconn(conn netpoll.Connection, addr string) *pconn {
 // The deadline is netpoll's: a read that must wait arms a timer there (two
 // allocations). The call's context is not watched while the caller waits:
 // a cancellation is seen when the reply or the deadline comes. Watching it
-// (context.AfterFunc moving the read deadline into the past) would cost
-// three more allocations per call and does not work yet, because netpoll
-// does not re-read a deadline changed while a reader waits (see
-// /tmp/petrel/rpc-design-changes.md). The multiplexed pool does watch it.
+// (context.AfterFunc moving the read deadline into the past, which wakes a
+// waiting netpoll reader) would cost three more allocations per call. The
+// multiplexed pool does watch it.
 func (pc *pconn) arm(deadline time.Time) bool {
 	if !deadline.IsZero() && !time.Now().Before(deadline) {
 		return false
