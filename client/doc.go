@@ -7,11 +7,13 @@
 // [New] takes the callee's service name and options. Every option's comment
 // states its default; in short:
 //
-//   - addresses: [WithHostPorts] (required; round robin), [WithNetwork] ("tcp");
+//   - addresses: [WithHostPorts] (required without [WithResolver]; round
+//     robin), [WithNetwork] ("tcp");
 //   - framing: [WithTransport], default TTHeader ([DefaultTransport]); use
 //     Framed or Buffered for Apache Thrift servers;
 //   - time: [WithConnectTimeout] (500ms), [WithRPCTimeout] (1s for the whole
-//     call; 0 for none) and, per call, [WithCallTimeout];
+//     call; 0 for none), per method [WithMethodTimeout] and, per call,
+//     [WithCallTimeout];
 //   - connections: [WithLongConnection] (the default pool), [WithShortConnection],
 //     [WithMuxConnection];
 //   - limits: [WithMaxMessageSize] (16 MiB per reply frame);
@@ -19,7 +21,10 @@
 //   - discovery and balancing: [WithResolver] (a discovery.Resolver
 //     watched for the service's instances; pooled connections to instances
 //     that leave are closed), [WithLoadBalancer] (loadbalance: round robin by
-//     default, weighted random, consistent hashing on [WithHashKey], P2C).
+//     default, weighted random, consistent hashing on [WithHashKey], P2C);
+//   - governance: [WithRetry] (retries and backup requests), [WithCircuitBreaker]
+//     (per method), [WithInstanceBreaker] (per address), [WithTracer];
+//     none by default.
 //
 // # One call
 //
@@ -47,8 +52,9 @@
 // The short pool dials per call. The long pool keeps idle connections per
 // address (LIFO), never hands out one whose peer closed it
 // (netpoll.Connection.IsActive, no I/O), and closes instead of keeping a
-// connection after an error, a timeout or a reply carrying the server's
-// drop flag ("crrst"). The multiplexed pool shares a few connections per
+// connection after a failed write or read, bad reply bytes, a timeout or a
+// reply carrying the server's drop flag ("crrst"); a whole reply that is an
+// application exception or a business status keeps it. The multiplexed pool shares a few connections per
 // address among all callers: each request is registered under its sequence
 // id, written under the connection's write lock, and the last of a group of
 // concurrent writers flushes everybody's frames with one system call; a
