@@ -83,8 +83,9 @@ func (s *Stats) Reset() { *s = Stats{} }
 //
 // Start is called once the call's rpcinfo is filled in, before the
 // middleware runs; the context it returns (derived from ctx, or ctx
-// itself) is the one the middleware and handler see and the one Finish
-// gets. On the client, metainfo added to it is sent with the request.
+// itself; nil stands for ctx) is the one the middleware and handler see
+// and the one Finish gets. On the client, metainfo added to it is sent
+// with the request.
 //
 // Finish is called when the call is over (on the server after the reply
 // was written) with its stats; st is valid only during the call.
@@ -115,9 +116,14 @@ func Chain(ts ...Tracer) Tracer {
 
 type chain []Tracer
 
+// Start passes each tracer the context the previous one returned; a nil
+// one stands for the context it was given, as the client and server take
+// it.
 func (c chain) Start(ctx context.Context) context.Context {
 	for _, t := range c {
-		ctx = t.Start(ctx)
+		if next := t.Start(ctx); next != nil {
+			ctx = next
+		}
 	}
 	return ctx
 }

@@ -60,3 +60,29 @@ func TestStats(t *testing.T) {
 		t.Fatal("Side.String")
 	}
 }
+
+// keeps returns nil from Start, which the client and server take as the
+// context it was given.
+type keeps struct{}
+
+func (keeps) Start(ctx context.Context) context.Context   { return nil }
+func (keeps) Finish(ctx context.Context, st *stats.Stats) {}
+
+// TestChainStartNil: a tracer whose Start returns nil (taken by the client
+// and server as the context unchanged) does not hand the next tracer of a
+// Chain a nil context.
+func TestChainStartNil(t *testing.T) {
+	var log []string
+	tr := stats.Chain(keeps{}, recorder{"a", &log}, keeps{})
+	ctx := tr.Start(context.WithValue(context.Background(), key("b"), true))
+	if ctx == nil {
+		t.Fatal("Chain.Start returned nil")
+	}
+	if ctx.Value(key("a")) == nil || ctx.Value(key("b")) == nil {
+		t.Fatal("the chain's context lost a value set before or by a tracer")
+	}
+	tr.Finish(ctx, &stats.Stats{})
+	if want := []string{"start a", "finish a true <nil>"}; fmt.Sprint(log) != fmt.Sprint(want) {
+		t.Fatalf("log %q, want %q", log, want)
+	}
+}
