@@ -7,6 +7,7 @@ import (
 	"path"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -21,7 +22,8 @@ const CodecImportPath = "github.com/petrel-rpc/petrel/codec/thrift"
 type Options struct {
 	// Module is the Go import path of the output directory. Generated
 	// packages that refer to each other import Module + "/" + their
-	// directory. Required.
+	// directory. Required, and it must be a valid Go import path (ASCII
+	// letters, digits and - . _ ~ + in slash-separated elements).
 	Module string
 	// KeepUnknown makes every struct keep the fields it does not know (their
 	// raw bytes, in unexported fields) when reading, and write them back
@@ -55,8 +57,8 @@ func (e *Error) Error() string {
 // Generate returns the Go files for f and for every file it includes,
 // directly or not, in a stable order.
 func Generate(f *thrift.File, opt Options) ([]File, error) {
-	if opt.Module == "" {
-		return nil, &Error{Msg: "Options.Module (the import path of the output directory) is empty"}
+	if err := checkModule(opt.Module); err != nil {
+		return nil, err
 	}
 	g := newGenerator(opt)
 	files := allFiles(f)
@@ -96,6 +98,36 @@ func Generate(f *thrift.File, opt Options) ([]File, error) {
 		}
 	}
 	return out, nil
+}
+
+// checkModule reports whether m (Options.Module) can begin the import paths
+// of generated packages: slash-separated elements (one trailing slash is
+// dropped), none empty, "." or ".." or ending in a dot, made of ASCII
+// letters, digits and - . _ ~ +, as the go command requires of import paths.
+func checkModule(m string) error {
+	if m == "" {
+		return &Error{Msg: "Options.Module (the import path of the output directory) is empty"}
+	}
+	bad := func(why string) error {
+		return &Error{Msg: fmt.Sprintf("module %q (Options.Module, the -module of petrel gen) is not a valid Go import path: %s", m, why)}
+	}
+	for _, elem := range strings.Split(strings.TrimSuffix(m, "/"), "/") {
+		switch {
+		case elem == "":
+			return bad("it has an empty element (a leading slash or two slashes in a row)")
+		case elem == "." || elem == "..":
+			return bad("it has a " + elem + " element")
+		case elem[len(elem)-1] == '.':
+			return bad("element " + strconv.Quote(elem) + " ends in a dot")
+		}
+		for _, r := range elem {
+			ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-._~+", r)
+			if !ok {
+				return bad(fmt.Sprintf("%q is not allowed (only ASCII letters, digits and - . _ ~ + are)", r))
+			}
+		}
+	}
+	return nil
 }
 
 // formatChunks formats every chunk of every file in place, in parallel:

@@ -173,6 +173,28 @@ func TestGenerateNeedsModule(t *testing.T) {
 	}
 }
 
+// TestGenerateChecksModule checks that a Module that is not a Go import
+// path is refused with an error naming it, instead of becoming import
+// declarations that do not compile.
+func TestGenerateChecksModule(t *testing.T) {
+	f := parseString(t, "struct A { 1: i32 x }")
+	for _, m := range []string{"example.com/gen", "m", "m/", "gopkg.in/yaml.v3", "a-b/c_d/e~f/g+h"} {
+		if _, err := gen.Generate(f, gen.Options{Module: m}); err != nil {
+			t.Errorf("Module %q: %v", m, err)
+		}
+	}
+	for _, m := range []string{"example.com/my module", `x"y`, `a\\b`, "a//b", "/abs", "./x", "a/../b", "a/.", "a./b", "caf\u00e9"} {
+		_, err := gen.Generate(f, gen.Options{Module: m})
+		var ge *gen.Error
+		if !errors.As(err, &ge) || !strings.Contains(err.Error(), "not a valid Go import path") || !strings.Contains(err.Error(), strconv.Quote(m)) {
+			t.Errorf("Module %q: err = %v, want a *gen.Error saying it is not a valid Go import path", m, err)
+		}
+		if _, err := gen.Scaffold(parseString(t, "service S {}"), "S", gen.Options{Module: m}); err == nil {
+			t.Errorf("Scaffold with Module %q: no error", m)
+		}
+	}
+}
+
 func TestPlacement(t *testing.T) {
 	cases := []struct {
 		src, wantPath, wantPkg string

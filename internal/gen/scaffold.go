@@ -18,8 +18,8 @@ import (
 // Generate writes there. They are the user's to edit: callers must not
 // overwrite existing files with them.
 func Scaffold(f *thrift.File, service string, opt Options) ([]File, error) {
-	if opt.Module == "" {
-		return nil, &Error{Msg: "Options.Module (the import path of the output directory) is empty"}
+	if err := checkModule(opt.Module); err != nil {
+		return nil, err
 	}
 	var svc *thrift.Service
 	var names []string
