@@ -472,6 +472,11 @@ func (w *watcher) Next(ctx context.Context) ([]discovery.Instance, error) {
 			if err := w.resync(ctx); err != nil {
 				return nil, err
 			}
+			// The instances may have changed while there was no watch.
+			if cur := list(w.m); !discovery.Equal(cur, w.last) {
+				w.last = cur
+				return list(w.m), nil
+			}
 		}
 		select {
 		case <-ctx.Done():

@@ -243,3 +243,25 @@ func TestConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestChangeWhileWatchLost: instances that changed while the watcher had no
+// etcd watch (its last resync failed) are reported by the Next that reads
+// them again, not only after some later change.
+func TestChangeWhileWatchLost(t *testing.T) {
+	endpoint, _, w := watchEmpty(t, "S")
+	c := newClient(t, endpoint)
+	defer c.Close()
+	etcd.LoseWatch(w)
+	if _, err := c.Put(context.Background(), etcd.DefaultPrefix+"S/127.0.0.1:1", `{"address":"127.0.0.1:1"}`); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	list, err := w.Next(ctx)
+	if err != nil {
+		t.Fatalf("Next after the watch was lost and an instance came: %v", err)
+	}
+	if len(list) != 1 || list[0].Address != "127.0.0.1:1" {
+		t.Fatalf("Next: %+v, want the instance 127.0.0.1:1", list)
+	}
+}
