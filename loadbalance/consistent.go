@@ -11,8 +11,8 @@ import (
 	"github.com/petrel-rpc/petrel/discovery"
 )
 
-// DefaultVirtualNodes is the average number of points an instance has on
-// the consistent hash ring.
+// DefaultVirtualNodes is the number of points an instance of the default
+// weight (discovery.DefaultWeight) has on the consistent hash ring.
 const DefaultVirtualNodes = 160
 
 // maxRingPoints bounds the ring's size whatever the weights.
@@ -21,10 +21,16 @@ const maxRingPoints = 1 << 20
 // ConsistentHashConfig configures NewConsistentHash. Zero fields take their
 // defaults.
 type ConsistentHashConfig struct {
-	// VirtualNodes is the average number of points per instance on the
-	// ring; an instance has VirtualNodes × weight / average weight of them
-	// (at least one). More points spread keys more evenly and cost memory
-	// and a slightly longer search. Default DefaultVirtualNodes (160).
+	// VirtualNodes is the number of points on the ring of an instance of
+	// the default weight (discovery.DefaultWeight, 10); an instance has
+	// VirtualNodes × weight / DefaultWeight of them (at least one), a
+	// number that depends on its own weight alone, so that the instances
+	// that stay keep their keys when others come and go. More points spread
+	// keys more evenly and cost memory and a slightly longer search; raise
+	// it when the weights are small (weight 1 gets a tenth of
+	// VirtualNodes). Past 2^20 points in all, every instance's count is
+	// scaled down to fit, and then a change of the instances also moves
+	// keys between instances that stay. Default DefaultVirtualNodes (160).
 	VirtualNodes int
 }
 
@@ -81,9 +87,10 @@ func (b *ConsistentHash) Update(instances []discovery.Instance) {
 	for _, in := range st.insts {
 		total += in.EffectiveWeight()
 	}
-	// Points per unit of weight, so that the average instance has vnodes,
-	// within the ring's bound.
-	perWeight := float64(b.vnodes) * float64(n) / float64(total)
+	// Points per unit of weight: an instance's count depends on its own
+	// weight alone (else a change of the others would resize it and move
+	// keys between instances that stay), within the ring's bound.
+	perWeight := float64(b.vnodes) / discovery.DefaultWeight
 	if float64(total)*perWeight > maxRingPoints {
 		perWeight = maxRingPoints / float64(total)
 	}

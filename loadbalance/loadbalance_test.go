@@ -265,6 +265,35 @@ func TestConsistentHashMovement(t *testing.T) {
 	}
 }
 
+// TestConsistentHashMovementWeighted: with uneven weights too, an instance
+// leaving or joining moves only keys it owned or comes to own; the keys of
+// the instances that stay where they were.
+func TestConsistentHashMovementWeighted(t *testing.T) {
+	const keys = 20_000
+	list := instances(6, 10, 20, 5, 40)
+	b := mustCH(t)
+	b.Update(list)
+	before := keyOwners(t, b, keys)
+	for leave := range list {
+		rest := append(append([]discovery.Instance(nil), list[:leave]...), list[leave+1:]...)
+		b.Update(rest)
+		for k, a := range keyOwners(t, b, keys) {
+			if a != before[k] && before[k] != list[leave].Address {
+				t.Fatalf("%s (weight %d) left: key %d moved from %s, which stayed, to %s",
+					list[leave].Address, list[leave].Weight, k, before[k], a)
+			}
+		}
+	}
+	// A newcomer takes keys only for itself.
+	more := append(append([]discovery.Instance(nil), list...), discovery.Instance{Address: "new:1", Weight: 80})
+	b.Update(more)
+	for k, a := range keyOwners(t, b, keys) {
+		if a != before[k] && a != "new:1" {
+			t.Fatalf("new:1 joined: key %d moved from %s to %s", k, before[k], a)
+		}
+	}
+}
+
 func TestConsistentHashWeightsAndOrder(t *testing.T) {
 	list := instances(4, 10, 10, 10, 30)
 	b := mustCH(t)
