@@ -43,7 +43,9 @@
 // Every error Call returns is classified by rpcerr.CodeOf: Timeout (a
 // net.Error with Timeout() true), Canceled, Connection, Protocol,
 // Application (the server's TApplicationException, reachable with
-// errors.As), or a *rpcerr.BizStatusError (business status in TTHeader).
+// errors.As), Overloaded and ShuttingDown (a Petrel server, or a circuit
+// breaker, refused the call), or a *rpcerr.BizStatusError (business status
+// in TTHeader); see [Client.Call].
 // Exceptions the IDL declares are not errors of Call: they are decoded into
 // the result struct and the generated stub returns them.
 //
