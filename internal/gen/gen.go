@@ -62,8 +62,14 @@ func Generate(f *thrift.File, opt Options) ([]File, error) {
 	}
 	g := newGenerator(opt)
 	files := allFiles(f)
+	goFiles := map[string]*thrift.File{}
 	for _, tf := range files {
 		g.plan(tf)
+		p := path.Join(g.pkgs[tf].dir, goFileName(tf.Name))
+		if prev, ok := goFiles[p]; ok {
+			return nil, &Error{Msg: fmt.Sprintf("%s and %s both generate the Go file %s: give one of them another namespace go (or another file name)", prev.Path, tf.Path, p)}
+		}
+		goFiles[p] = tf
 	}
 	for _, tf := range files {
 		g.nameDecls(tf)
@@ -92,11 +98,6 @@ func Generate(f *thrift.File, opt Options) ([]File, error) {
 		out = append(out, File{Path: path.Join(fg.pkg.dir, goFileName(fg.f.Name)), Content: b.Bytes()})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	for i := 1; i < len(out); i++ {
-		if out[i].Path == out[i-1].Path {
-			return nil, &Error{Msg: fmt.Sprintf("two Thrift files generate the same Go file %s", out[i].Path)}
-		}
-	}
 	return out, nil
 }
 

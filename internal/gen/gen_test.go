@@ -195,6 +195,34 @@ func TestGenerateChecksModule(t *testing.T) {
 	}
 }
 
+// TestSameGoFileNamesThriftFiles checks that two Thrift files placed in
+// the same Go file are named in the error, with the way out.
+func TestSameGoFileNamesThriftFiles(t *testing.T) {
+	srcs := map[string]string{
+		filepath.Join("d1", "a.thrift"): "struct A { 1: i32 x }\n",
+		filepath.Join("d2", "a.thrift"): "include \"../d1/a.thrift\"\nstruct B { 1: a.A a }\n",
+	}
+	read := func(p string) ([]byte, error) {
+		if s, ok := srcs[p]; ok {
+			return []byte(s), nil
+		}
+		return nil, fs.ErrNotExist
+	}
+	f, err := thrift.ParseFile(filepath.Join("d2", "a.thrift"), thrift.ParseOptions{ReadFile: read})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = gen.Generate(f, gen.Options{Module: "m.example/out"})
+	if err == nil {
+		t.Fatal("Generate: no error for two files placed in a/a.go")
+	}
+	for _, want := range []string{"a/a.go", filepath.Join("d1", "a.thrift"), filepath.Join("d2", "a.thrift"), "namespace go"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not mention %q: %v", want, err)
+		}
+	}
+}
+
 func TestPlacement(t *testing.T) {
 	cases := []struct {
 		src, wantPath, wantPkg string
