@@ -63,8 +63,8 @@ type ringState struct {
 // hash ring: the call goes to the owner of the first virtual node at or
 // after the key's hash. A key keeps its instance while that instance
 // stays, and when an instance leaves only the keys it owned move (to the
-// owners of the next points). A call without a key goes to a random
-// instance.
+// owners of the next points). A call without a key goes to an instance
+// drawn at random by weight.
 func NewConsistentHash(cfg ConsistentHashConfig) (*ConsistentHash, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -138,7 +138,9 @@ func (b *ConsistentHash) Pick(_ context.Context, key string) (discovery.Instance
 		return discovery.Instance{}, ErrNoInstance
 	}
 	if key == "" {
-		return st.insts[rand.IntN(len(st.insts))], nil
+		// A random point: an instance's chance is its share of the
+		// points, which follows its weight.
+		return st.insts[st.owner[rand.IntN(len(st.owner))]], nil
 	}
 	h := hashString(key)
 	// The first point >= h, wrapping around.

@@ -326,6 +326,28 @@ func TestConsistentHashWeightsAndOrder(t *testing.T) {
 	}
 }
 
+// TestConsistentHashKeylessWeighted: calls without a key are spread by
+// weight (discovery.Instance.Weight), as keyed calls are.
+func TestConsistentHashKeylessWeighted(t *testing.T) {
+	const picks = 40_000
+	list := instances(2, 10, 40)
+	b := mustCH(t)
+	b.Update(list)
+	heavy := 0
+	for range picks {
+		in, err := b.Pick(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Address == list[1].Address {
+			heavy++
+		}
+	}
+	if s := float64(heavy) / picks; s < 0.77 || s > 0.83 {
+		t.Errorf("keyless picks: the instance of weight 40 (of 50) got %.3f of them, want 0.8", s)
+	}
+}
+
 func TestP2CPrefersFaster(t *testing.T) {
 	b := mustP2C(t)
 	list := instances(3)
