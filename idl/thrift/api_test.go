@@ -297,3 +297,19 @@ func ExampleParse_errors() {
 	// s.thrift:3:3: duplicate field id 1 in struct S: already used by field "a" (line 2)
 	// s.thrift:3:17: default value of field "b": expected string, found int 5
 }
+
+// TestMissingFileHasNoLine checks that an error about a whole file (here: it
+// cannot be read) is printed as "file: message", without a made-up line and
+// column 0:0 that editors would jump to.
+func TestMissingFileHasNoLine(t *testing.T) {
+	_, err := thrift.ParseFile("nope.thrift", thrift.ParseOptions{ReadFile: memFS(nil)})
+	if err == nil {
+		t.Fatal("ParseFile of a missing file succeeded")
+	}
+	if got := err.Error(); !strings.HasPrefix(got, "nope.thrift: cannot read IDL file: ") {
+		t.Errorf("error = %q, want it to begin with \"nope.thrift: cannot read IDL file: \"", got)
+	}
+	if got := (thrift.Pos{File: "a.thrift", Line: 3, Col: 7}).String(); got != "a.thrift:3:7" {
+		t.Errorf("Pos.String = %q, want a.thrift:3:7", got)
+	}
+}

@@ -23,8 +23,12 @@ type Pos struct {
 	Col  int
 }
 
-// String returns "file:line:col".
+// String returns "file:line:col", or just "file" for a position with no
+// line (Line 0: the file as a whole, as for a file that cannot be read).
 func (p Pos) String() string {
+	if p.Line == 0 {
+		return p.File
+	}
 	return p.File + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Col)
 }
 

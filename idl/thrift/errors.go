@@ -13,7 +13,8 @@ type Error struct {
 	Err error // the cause, if any (for example an *fs.PathError)
 }
 
-// Error returns "file:line:col: message".
+// Error returns "file:line:col: message" ("file: message" when Pos has no
+// line).
 func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
 
 // Unwrap returns the cause.

@@ -46,7 +46,8 @@ type Error struct {
 	Msg string
 }
 
-// Error returns "file:line:col: message".
+// Error returns "file:line:col: message" ("file: message" when Pos has no
+// line, "gen: message" when it has no file).
 func (e *Error) Error() string {
 	if e.Pos.File == "" {
 		return "gen: " + e.Msg
