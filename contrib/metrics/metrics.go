@@ -84,7 +84,8 @@ type Metrics struct {
 }
 
 // New makes the collectors and registers them on cfg.Registerer. It fails
-// when cfg is invalid or the names are already registered there.
+// when cfg is invalid or the names are already registered there, and then
+// leaves none of its collectors registered.
 func New(cfg Config) (*Metrics, error) {
 	def := DefaultConfig()
 	if cfg.Registerer == nil {
@@ -129,8 +130,14 @@ func New(cfg Config) (*Metrics, error) {
 			Help: "Circuit breaker state changes, by breaker (or group) name and states.",
 		}, []string{"breaker", "from", "to"}),
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.latency, m.inFlight, m.reqBytes, m.respBytes, m.moves} {
+	all := []prometheus.Collector{m.requests, m.latency, m.inFlight, m.reqBytes, m.respBytes, m.moves}
+	for i, c := range all {
 		if err := cfg.Registerer.Register(c); err != nil {
+			// Take back those registered, so that a New after the
+			// conflict is resolved can register them.
+			for _, r := range all[:i] {
+				cfg.Registerer.Unregister(r)
+			}
 			return nil, err
 		}
 	}

@@ -220,3 +220,25 @@ func TestNew(t *testing.T) {
 		t.Fatalf("another namespace: %v", err)
 	}
 }
+
+// TestNewFailsWhole: a New that fails on a name already taken leaves none of
+// its collectors registered, so that a New after the conflict is gone works.
+func TestNewFailsWhole(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	// One of the later collectors, as New makes it (a registry remembers
+	// a name's help and labels even after Unregister).
+	taken := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "petrel", Name: "response_bytes_total",
+		Help: "Bytes of response payloads (Thrift message bodies).",
+	}, []string{"side", "service", "method"})
+	if err := reg.Register(taken); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := metrics.New(metrics.Config{Registerer: reg}); err == nil {
+		t.Fatal("New succeeded with a name taken")
+	}
+	reg.Unregister(taken)
+	if _, err := metrics.New(metrics.Config{Registerer: reg}); err != nil {
+		t.Fatalf("New once the name is free again: %v", err)
+	}
+}
