@@ -2,9 +2,11 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/petrel-rpc/petrel/codec/thrift"
+	"github.com/petrel-rpc/petrel/rpcerr"
 	"github.com/petrel-rpc/petrel/stats"
 )
 
@@ -16,7 +18,8 @@ import (
 // HandleStart/HandleEnd around middleware and handler, Send = reply
 // written, sizes, the handler's error). Requests rejected before a handler
 // runs (limits, unknown methods, draining) are not traced. Use stats.Chain
-// for several tracers; a nil t sets none. Default: none, and then the call
+// for several tracers; a nil t sets none. A panic in Start answers the
+// call with an INTERNAL_ERROR exception, as a handler's panic does. Default: none, and then the call
 // path does no tracing work.
 func WithTracer(t stats.Tracer) Option {
 	return optionFunc(func(c *config) { c.tracer = t })
@@ -28,11 +31,9 @@ func (c *call) serveTraced(cctx *callCtx, result thrift.FastCodec, flush bool) {
 	st := &c.st // Side, Begin and RequestSize set when the request was read
 	st.Receive = st.Begin
 	var ctx context.Context = cctx
-	if tctx := tr.Start(cctx); tctx != nil {
-		ctx = tctx
-	}
-	st.HandleStart = time.Now()
 	err := errGoexit // unless the handler returns (see serve)
+	// Deferred before Start, so that a tracer that panics or ends the
+	// goroutine still has the request's place given back and its reply sent.
 	defer func() {
 		st.HandleEnd = time.Now()
 		cctx.finish()
@@ -48,5 +49,27 @@ func (c *call) serveTraced(cctx *callCtx, result thrift.FastCodec, flush bool) {
 		st.End = time.Now()
 		tr.Finish(ctx, st)
 	}()
-	err = c.invoke(ctx, result)
+	ctx, serr := c.startTrace(tr, cctx)
+	st.HandleStart = time.Now()
+	if serr != nil {
+		err = serr
+		return
+	}
+	err = c.invoke(ctx, result) // err stays errGoexit if the handler ends the goroutine
+}
+
+// startTrace returns the context tr.Start gives for the call (cctx if nil),
+// or an Internal error that answers the call if Start panics.
+func (c *call) startTrace(tr stats.Tracer, cctx *callCtx) (ctx context.Context, err error) {
+	ctx = cctx
+	defer func() {
+		if r := recover(); r != nil {
+			c.s.stats.panics.Add(1)
+			ctx, err = cctx, rpcerr.New(rpcerr.Internal, fmt.Sprintf("panic in the server's tracer (Start) for %s.%s: %v", c.m.svc.info.Name, c.m.info.Name, r))
+		}
+	}()
+	if tctx := tr.Start(cctx); tctx != nil {
+		ctx = tctx
+	}
+	return ctx, nil
 }

@@ -2,12 +2,14 @@ package server_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/petrel-rpc/petrel/client"
+	"github.com/petrel-rpc/petrel/codec/thrift"
 	"github.com/petrel-rpc/petrel/metainfo"
 	"github.com/petrel-rpc/petrel/rpcerr"
 	"github.com/petrel-rpc/petrel/rpcinfo"
@@ -211,5 +213,38 @@ func BenchmarkTracer(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// panickyTracer panics in Start, as a tracer with a bug would.
+type panickyTracer struct{ finished chan error }
+
+func (panickyTracer) Start(context.Context) context.Context { panic("tracer bug") }
+func (p panickyTracer) Finish(_ context.Context, st *stats.Stats) {
+	p.finished <- st.Error
+}
+
+// TestTracerStartPanics: a server tracer whose Start panics answers each
+// call with an Internal error naming the panic, gives the call's in-flight
+// place back (a limit of one still admits the next call) and still runs
+// Finish.
+func TestTracerStartPanics(t *testing.T) {
+	tr := panickyTracer{finished: make(chan error, 4)}
+	_, _, addr := startServer(t, server.WithTracer(tr), server.WithMaxInFlight(1))
+	cli, err := echotest.NewEchoClient("Echo", client.WithHostPorts(addr), client.WithRPCTimeout(2*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	for i := range 3 {
+		_, err := cli.Echo(context.Background(), &echotest.Request{Action: "echo"})
+		var ae *thrift.ApplicationException
+		if !errors.As(err, &ae) || ae.Type != thrift.ExceptionInternalError || !strings.Contains(ae.Message, "tracer bug") {
+			t.Fatalf("call %d: %v, want an INTERNAL_ERROR exception naming the tracer's panic", i, err)
+		}
+		// Finish runs after the reply is written: wait for it.
+		if ferr := <-tr.finished; ferr == nil {
+			t.Fatalf("call %d: Finish got no error", i)
+		}
 	}
 }
