@@ -304,3 +304,47 @@ func TestDNSConfigValidate(t *testing.T) {
 		t.Fatalf("defaults: %+v, %v", c, err)
 	}
 }
+
+// TestDNSCloseEndsLookup: Close ends a Next waiting on a lookup (a slow DNS
+// server), as it ends one waiting for the next refresh.
+func TestDNSCloseEndsLookup(t *testing.T) {
+	started := make(chan struct{}, 1)
+	release := make(chan struct{}) // frees the lookup if Close did not
+	defer close(release)
+	slow := func(ctx context.Context, host string) ([]string, error) {
+		started <- struct{}{}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-release:
+			return []string{"10.0.0.1"}, nil
+		}
+	}
+	d, err := discovery.NewDNS(discovery.DNSConfig{LookupHost: slow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := d.Watch(context.Background(), "svc:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := w.Next(context.Background())
+		done <- err
+	}()
+	<-started
+	w.Close()
+	timer := time.NewTimer(5 * time.Second)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		if !errors.Is(err, discovery.ErrWatcherClosed) {
+			t.Fatalf("Next closed during its lookup = %v, want ErrWatcherClosed", err)
+		}
+	case <-timer.C:
+		release <- struct{}{}
+		<-done
+		t.Fatal("Close did not end a Next waiting on its lookup in 5 s")
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"net"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -186,7 +185,8 @@ func (d *DNS) Watch(ctx context.Context, service string) (Watcher, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return &dnsWatcher{d: d, service: service, closed: make(chan struct{})}, nil
+	life, end := context.WithCancel(context.Background())
+	return &dnsWatcher{d: d, service: service, life: life, end: end}, nil
 }
 
 type dnsWatcher struct {
@@ -199,23 +199,24 @@ type dnsWatcher struct {
 	failed  bool        // the last lookup failed
 	timer   *time.Timer // waits Refresh; created by the first wait
 
-	closeOnce sync.Once
-	closed    chan struct{}
+	life context.Context    // canceled by Close: ends a wait or a lookup
+	end  context.CancelFunc // Close
 }
 
 func (w *dnsWatcher) Next(ctx context.Context) ([]Instance, error) {
 	for {
-		select {
-		case <-w.closed:
+		if w.life.Err() != nil {
 			return nil, ErrWatcherClosed
-		default:
 		}
 		if w.started || w.failed {
 			if err := w.wait(ctx); err != nil {
 				return nil, err
 			}
 		}
-		list, err := w.d.Resolve(ctx, w.service)
+		list, err := w.lookup(ctx)
+		if w.life.Err() != nil {
+			return nil, ErrWatcherClosed
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -231,6 +232,14 @@ func (w *dnsWatcher) Next(ctx context.Context) ([]Instance, error) {
 	}
 }
 
+// lookup resolves the service within ctx, or until the watcher is closed.
+func (w *dnsWatcher) lookup(ctx context.Context) ([]Instance, error) {
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(w.life, cancel)()
+	return w.d.Resolve(lctx, w.service)
+}
+
 // wait sleeps for Refresh, or until ctx ends or the watcher is closed.
 func (w *dnsWatcher) wait(ctx context.Context) error {
 	if w.timer == nil {
@@ -241,7 +250,7 @@ func (w *dnsWatcher) wait(ctx context.Context) error {
 	select {
 	case <-w.timer.C:
 		return nil
-	case <-w.closed:
+	case <-w.life.Done():
 		w.timer.Stop()
 		return ErrWatcherClosed
 	case <-ctx.Done():
@@ -251,6 +260,6 @@ func (w *dnsWatcher) wait(ctx context.Context) error {
 }
 
 func (w *dnsWatcher) Close() error {
-	w.closeOnce.Do(func() { close(w.closed) })
+	w.end()
 	return nil
 }
