@@ -281,19 +281,29 @@ func TestBackupRequestP99(t *testing.T) {
 		slices.Sort(lat)
 		return lat[len(lat)/2], lat[len(lat)*99/100]
 	}
+	// A loaded machine (other test binaries on 2 cores) can delay a few
+	// dozen calls by tens of milliseconds and so fail one trial; backup
+	// requests that do not work fail every trial (p99 about 100 ms).
+	const trials = 3
 	for _, pool := range longAndMux(2) {
-		r := newRetryer(t, retry.Config{Methods: map[string]retry.Policy{
-			"get": {MaxAttempts: 3, Idempotent: true, BackupDelay: backup},
-		}})
-		c := newGovClient(t, client.WithHostPorts(addr), client.WithRetry(r), pool.opt)
-		p50, p99 := measure(c)
-		plain := newGovClient(t, client.WithHostPorts(addr), pool.opt)
-		_, p99plain := measure(plain)
-		reqs, backups := r.Budget().Counts()
-		t.Logf("%s pool: backup delay %v: p50 %v, p99 %v (without backup requests p99 %v); %d backups for %d calls",
-			pool.name, backup, p50, p99, p99plain, backups, reqs)
-		if p99 > 2*backup {
-			t.Errorf("%s pool: p99 %v, want <= %v", pool.name, p99, 2*backup)
+		var p99s []time.Duration
+		for range trials {
+			r := newRetryer(t, retry.Config{Methods: map[string]retry.Policy{
+				"get": {MaxAttempts: 3, Idempotent: true, BackupDelay: backup},
+			}})
+			c := newGovClient(t, client.WithHostPorts(addr), client.WithRetry(r), pool.opt)
+			p50, p99 := measure(c)
+			plain := newGovClient(t, client.WithHostPorts(addr), pool.opt)
+			_, p99plain := measure(plain)
+			reqs, backups := r.Budget().Counts()
+			t.Logf("%s pool: backup delay %v: p50 %v, p99 %v (without backup requests p99 %v); %d backups for %d calls",
+				pool.name, backup, p50, p99, p99plain, backups, reqs)
+			if p99s = append(p99s, p99); p99 <= 2*backup || t.Failed() {
+				break
+			}
+		}
+		if p99 := slices.Min(p99s); p99 > 2*backup {
+			t.Errorf("%s pool: p99 %v in each of %d trials (%v), want <= %v", pool.name, p99, len(p99s), p99s, 2*backup)
 		}
 	}
 }
