@@ -313,3 +313,29 @@ func TestMissingFileHasNoLine(t *testing.T) {
 		t.Errorf("Pos.String = %q, want a.thrift:3:7", got)
 	}
 }
+
+// TestLongReferenceCycles checks that typedef and constant cycles are found
+// however long they are: a cycle of 1500 passed the checks, and the
+// generator then failed with unrelated errors or wrote Go that did not
+// compile.
+func TestLongReferenceCycles(t *testing.T) {
+	const n = 1500
+	var typedefs, consts strings.Builder
+	fmt.Fprintf(&typedefs, "typedef T%d T0\n", n-1)
+	fmt.Fprintf(&consts, "const i32 C%d = C0\n", n-1)
+	for i := 0; i < n-1; i++ {
+		fmt.Fprintf(&typedefs, "typedef T%d T%d\n", i, i+1)
+		fmt.Fprintf(&consts, "const i32 C%d = C%d\n", i, i+1)
+	}
+	for _, c := range []struct{ src, want string }{
+		{typedefs.String(), "m.thrift:1:1: typedef cycle: T0 -> T1499 -> T1498 -> "},
+		{consts.String(), "m.thrift:1:1: constant cycle: C1499 -> C0 -> C1 -> "},
+	} {
+		_, err := thrift.Parse("m.thrift", []byte(c.src), thrift.ParseOptions{})
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("error = %.200v, want one error beginning %q", err, c.want)
+		} else if links := strings.Count(err.Error(), " -> "); links != n {
+			t.Errorf("the cycle has %d links, want %d", links, n)
+		}
+	}
+}

@@ -20,6 +20,10 @@ type checker struct {
 	// doneTypedefs and doneConsts were walked already by the cycle checks.
 	doneTypedefs map[*Typedef]bool
 	doneConsts   map[*Const]bool
+	// typedefOnPath and constOnPath give the index in the cycle checks'
+	// current path of each typedef or const on it.
+	typedefOnPath map[*Typedef]int
+	constOnPath   map[*Const]int
 }
 
 func (c *checker) errorf(pos Pos, format string, args ...any) {
@@ -32,6 +36,8 @@ func (c *checker) run() {
 	c.badConsts = map[*Const]bool{}
 	c.doneTypedefs = map[*Typedef]bool{}
 	c.doneConsts = map[*Const]bool{}
+	c.typedefOnPath = map[*Typedef]int{}
+	c.constOnPath = map[*Const]int{}
 	for _, f := range c.files {
 		c.declare(f)
 	}
@@ -172,26 +178,28 @@ func declKindName(d Decl) string {
 // typedefCycle reports a typedef that refers to itself, directly or through
 // other typedefs and containers.
 func (c *checker) typedefCycle(td *Typedef, path []*Typedef) bool {
-	for i, p := range path {
-		if p == td {
-			names := make([]string, 0, len(path)-i+1)
-			for _, q := range path[i:] {
-				names = append(names, q.Name)
-			}
-			names = append(names, td.Name)
-			if !c.badTypedefs[td] {
-				c.errorf(td.Pos, "typedef cycle: %s", strings.Join(names, " -> "))
-			}
-			for _, q := range path[i:] {
-				c.badTypedefs[q] = true
-			}
-			return true
+	if i, ok := c.typedefOnPath[td]; ok {
+		names := make([]string, 0, len(path)-i+1)
+		for _, q := range path[i:] {
+			names = append(names, q.Name)
 		}
+		names = append(names, td.Name)
+		if !c.badTypedefs[td] {
+			c.errorf(td.Pos, "typedef cycle: %s", strings.Join(names, " -> "))
+		}
+		for _, q := range path[i:] {
+			c.badTypedefs[q] = true
+		}
+		return true
 	}
-	if len(path) > 1000 || c.doneTypedefs[td] {
+	if c.doneTypedefs[td] {
 		return false
 	}
-	defer func() { c.doneTypedefs[td] = true }()
+	c.typedefOnPath[td] = len(path)
+	defer func() {
+		delete(c.typedefOnPath, td)
+		c.doneTypedefs[td] = true
+	}()
 	path = append(path, td)
 	var walk func(t *Type) bool
 	walk = func(t *Type) bool {
@@ -282,26 +290,28 @@ func (c *checker) resolveValue(f *File, v *ConstValue, ctx string) {
 
 // constCycle reports a const whose value refers back to itself.
 func (c *checker) constCycle(k *Const, path []*Const) {
-	for i, p := range path {
-		if p == k {
-			names := make([]string, 0, len(path)-i+1)
-			for _, q := range path[i:] {
-				names = append(names, q.Name)
-			}
-			names = append(names, k.Name)
-			if !c.badConsts[k] {
-				c.errorf(k.Pos, "constant cycle: %s", strings.Join(names, " -> "))
-			}
-			for _, q := range path[i:] {
-				c.badConsts[q] = true
-			}
-			return
+	if i, ok := c.constOnPath[k]; ok {
+		names := make([]string, 0, len(path)-i+1)
+		for _, q := range path[i:] {
+			names = append(names, q.Name)
 		}
-	}
-	if len(path) > 1000 || c.badConsts[k] || c.doneConsts[k] {
+		names = append(names, k.Name)
+		if !c.badConsts[k] {
+			c.errorf(k.Pos, "constant cycle: %s", strings.Join(names, " -> "))
+		}
+		for _, q := range path[i:] {
+			c.badConsts[q] = true
+		}
 		return
 	}
-	defer func() { c.doneConsts[k] = true }()
+	if c.badConsts[k] || c.doneConsts[k] {
+		return
+	}
+	c.constOnPath[k] = len(path)
+	defer func() {
+		delete(c.constOnPath, k)
+		c.doneConsts[k] = true
+	}()
 	path = append(path, k)
 	var walk func(v *ConstValue)
 	walk = func(v *ConstValue) {
