@@ -406,6 +406,7 @@ func (r *Resolver) Watch(ctx context.Context, service string) (discovery.Watcher
 		return nil, err
 	}
 	w := &watcher{r: r, service: service, m: m, closed: make(chan struct{})}
+	w.life, w.end = context.WithCancel(context.Background())
 	w.start(rev)
 	return w, nil
 }
@@ -423,7 +424,9 @@ type watcher struct {
 	mu        sync.Mutex
 	cancel    context.CancelFunc // guarded by mu: ends the current etcd watch
 	closeOnce sync.Once
-	closed    chan struct{} // closed by Close
+	closed    chan struct{}      // closed by Close
+	life      context.Context    // canceled by Close: ends a read of the instances
+	end       context.CancelFunc // cancels life
 }
 
 // start watches the service's keys from revision rev+1.
@@ -445,7 +448,14 @@ func (w *watcher) start(rev int64) {
 // compaction or a broken watch).
 func (w *watcher) resync(ctx context.Context) error {
 	w.stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(w.life, cancel)()
 	m, rev, err := w.r.load(ctx, w.service)
+	if w.life.Err() != nil {
+		w.ch = nil
+		return discovery.ErrWatcherClosed
+	}
 	if err != nil {
 		// Watch again from where we were on the next try.
 		w.ch = nil
@@ -527,6 +537,7 @@ func (w *watcher) Close() error {
 		w.mu.Lock()
 		close(w.closed)
 		w.mu.Unlock()
+		w.end()
 		w.stop()
 	})
 	return nil

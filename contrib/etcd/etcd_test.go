@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"sync"
 	"testing"
 	"time"
 
@@ -40,6 +41,15 @@ func freeURL(t *testing.T) url.URL {
 // shortest lease is 2 s (1.5 election timeouts, rounded up to seconds).
 func startEtcd(t *testing.T) string {
 	t.Helper()
+	e := startEtcdServer(t)
+	t.Cleanup(e.Close)
+	return e.Config().ListenClientUrls[0].Host
+}
+
+// startEtcdServer is startEtcd leaving the server to the caller, who closes
+// it.
+func startEtcdServer(t *testing.T) *embed.Etcd {
+	t.Helper()
 	cfg := embed.NewConfig()
 	cfg.Name = "petrel-test"
 	cfg.Dir = t.TempDir()
@@ -52,17 +62,18 @@ func startEtcd(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(e.Close)
 	timer := time.NewTimer(30 * time.Second)
 	defer timer.Stop()
 	select {
 	case <-e.Server.ReadyNotify():
 	case err := <-e.Err():
+		e.Close()
 		t.Fatalf("etcd: %v", err)
 	case <-timer.C:
+		e.Close()
 		t.Fatal("etcd did not become ready in 30 s")
 	}
-	return curl.Host
+	return e
 }
 
 func newClient(t *testing.T, endpoint string) *clientv3.Client {
@@ -263,5 +274,49 @@ func TestChangeWhileWatchLost(t *testing.T) {
 	}
 	if len(list) != 1 || list[0].Address != "127.0.0.1:1" {
 		t.Fatalf("Next: %+v, want the instance 127.0.0.1:1", list)
+	}
+}
+
+// TestCloseEndsResync: Close ends a Next that is reading the instances
+// again while etcd does not answer.
+func TestCloseEndsResync(t *testing.T) {
+	e := startEtcdServer(t)
+	var closeOnce sync.Once
+	stopEtcd := func() { closeOnce.Do(e.Close) }
+	t.Cleanup(stopEtcd)
+	c := newClient(t, e.Config().ListenClientUrls[0].Host)
+	defer c.Close()
+	res, err := etcd.NewResolver(etcd.Config{Client: c, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := res.Watch(context.Background(), "S")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	nextWithin(t, w, time.Second)
+	etcd.LoseWatch(w)
+	stopEtcd()
+	done := make(chan error, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		_, err := w.Next(ctx)
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // let Next start reading
+	w.Close()
+	timer := time.NewTimer(5 * time.Second)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		if !errors.Is(err, discovery.ErrWatcherClosed) {
+			t.Fatalf("Next closed while reading = %v, want ErrWatcherClosed", err)
+		}
+	case <-timer.C:
+		cancel()
+		<-done
+		t.Fatal("Close did not end a Next reading the instances in 5 s")
 	}
 }
