@@ -339,3 +339,22 @@ func TestLongReferenceCycles(t *testing.T) {
 		}
 	}
 }
+
+// TestImplicitFieldIDsFitI16 checks that fields without an id, which get
+// -1, -2, ... as in Apache Thrift, are refused once the next id would not
+// fit the i16 of the wire: the generator wrote such ids as int16 constants.
+func TestImplicitFieldIDsFitI16(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("struct A {\n")
+	for i := 0; i < 32768; i++ {
+		fmt.Fprintf(&b, "i32 f%d\n", i)
+	}
+	if _, err := thrift.Parse("m.thrift", []byte(b.String()+"}\n"), thrift.ParseOptions{}); err != nil {
+		t.Fatalf("32768 fields without an id (down to -32768): %v", err)
+	}
+	b.WriteString("i32 last\n}\n")
+	_, err := thrift.Parse("m.thrift", []byte(b.String()), thrift.ParseOptions{})
+	if err == nil || !strings.Contains(err.Error(), "m.thrift:32770:1: ") || !strings.Contains(err.Error(), "field \"last\" has no id") {
+		t.Fatalf("32769 fields without an id: err = %v, want one at the last field saying it has no id", err)
+	}
+}

@@ -1,6 +1,7 @@
 package thrift
 
 import (
+	"math"
 	"path"
 	"strconv"
 	"strings"
@@ -365,6 +366,9 @@ func (p *parser) parseFields(closing, context string) []*Field {
 			f.Reference = true
 		}
 		f.Name, _ = p.name("field")
+		if f.ID < math.MinInt16 {
+			p.failAt(f.Pos, "field "+strconv.Quote(f.Name)+" has no id, and the ids given to such fields (-1, -2, ...) end at -32768, the least i16: give it an id")
+		}
 		if p.accept("=") {
 			f.Default = p.parseConstValue()
 		}
