@@ -30,6 +30,17 @@ const (
 
 // readTTHeader reads a TTHeader frame.
 func readTTHeader(r buf.Reader, maxSize int, h *Header) ([]byte, error) {
+	if r.Len() < ttFixed {
+		// A frame too short for the fixed header is refused from its
+		// LENGTH: a blocking reader would wait for bytes not in it.
+		head, err := r.Peek(4)
+		if err != nil {
+			return nil, err
+		}
+		if l := binary.BigEndian.Uint32(head); l < ttFixed-4 {
+			return nil, protoErr(ErrBadFrame, "ttheader: frame of %d bytes declared, the fixed header alone is %d", uint64(l)+4, ttFixed)
+		}
+	}
 	head, err := r.Peek(ttFixed)
 	if err != nil {
 		return nil, err

@@ -354,3 +354,25 @@ func TestHeaderRememberBounded(t *testing.T) {
 		t.Fatalf("remembered %d strings of a %d-byte header", strs, transport.RememberMax)
 	}
 }
+
+// TestTTHeaderShortFrameNoWait sends TTHeader frames whose LENGTH is too
+// short for the fixed header, with nothing after them: ReadFrame must refuse
+// them from their length, not wait (on a connection, until the read timeout)
+// for header bytes the frame cannot contain.
+func TestTTHeaderShortFrameNoWait(t *testing.T) {
+	for _, frame := range [][]byte{
+		{0, 0, 0, 0},
+		{0, 0, 0, 2, 0x10, 0},
+		{0, 0, 0, 9, 0x10, 0, 0, 0, 0, 0, 0, 1, 0},
+	} {
+		r := newBlockingReader(frame, len(frame))
+		_, err := transport.ReadFrame(r, transport.TTHeader, 1<<20, nil)
+		if !errors.Is(err, transport.ErrBadFrame) || rpcerr.CodeOf(err) != rpcerr.Protocol {
+			t.Fatalf("frame % x: err = %v, want ErrBadFrame", frame, err)
+		}
+		lb := buf.NewLinkBufferFrom(frame)
+		if _, err := transport.ReadFrame(lb, transport.TTHeader, 1<<20, nil); !errors.Is(err, transport.ErrBadFrame) {
+			t.Fatalf("frame % x from a LinkBuffer: err = %v, want ErrBadFrame", frame, err)
+		}
+	}
+}
