@@ -348,3 +348,41 @@ func TestDNSCloseEndsLookup(t *testing.T) {
 		t.Fatal("Close did not end a Next waiting on its lookup in 5 s")
 	}
 }
+
+// TestDNSRetryAfterFailure: a lookup that fails (at start-up here) is tried
+// again after MinDNSRefresh, doubling at each failure in a row, not after a
+// whole Refresh.
+func TestDNSRetryAfterFailure(t *testing.T) {
+	f := newFake()
+	f.set("svc", "10.0.0.1")
+	f.fail(errors.New("server misbehaving"))
+	t.Cleanup(discovery.SetMinDNSRefresh(20 * time.Millisecond))
+	d, err := discovery.NewDNS(discovery.DNSConfig{Refresh: time.Hour, LookupHost: f.lookupHost})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := d.Watch(context.Background(), "svc:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	for i := range 3 { // waits 0, 20 and 40 ms before the lookups
+		if _, err := w.Next(ctx); err == nil || ctx.Err() != nil {
+			t.Fatalf("lookup %d: %v, want the lookup's error", i, err)
+		}
+	}
+	if el := time.Since(start); el < 60*time.Millisecond {
+		t.Fatalf("3 failed lookups in %v: the retries did not back off (want 20 + 40 ms between them)", el)
+	}
+	f.fail(nil)
+	list, err := w.Next(ctx) // after 80 ms
+	if err != nil || len(list) != 1 || list[0].Address != "10.0.0.1:1" {
+		t.Fatalf("Next once the lookup works again = %v, %v (Refresh is an hour)", list, err)
+	}
+	if n := f.count(); n != 4 {
+		t.Fatalf("%d lookups, want 4", n)
+	}
+}

@@ -33,9 +33,9 @@ type DNSConfig struct {
 	// "target:port", weighted by the record's weight (weight 0 counts as
 	// 1). Default false.
 	SRV bool
-	// Refresh is how often watchers look their name up again. Default
-	// DefaultDNSRefresh (30s); at least MinDNSRefresh (1s): Validate
-	// rejects a shorter one.
+	// Refresh is how often watchers look their name up again (sooner
+	// after a failed lookup: see DNS.Watch). Default DefaultDNSRefresh
+	// (30s); at least MinDNSRefresh (1s): Validate rejects a shorter one.
 	Refresh time.Duration
 	// LookupHost resolves a host name to addresses. Default
 	// net.DefaultResolver.LookupHost. Tests replace it.
@@ -179,8 +179,11 @@ func normalize(list []Instance) []Instance {
 }
 
 // Watch returns a Watcher that looks service up at its first Next, then
-// every Refresh until the list changes. It starts no goroutine: the
-// waiting happens in Next.
+// every Refresh until the list changes. After a failed lookup it tries
+// again sooner: 1s (MinDNSRefresh) after the first failure, doubling at each
+// further failure in a row up to Refresh, so that a name that cannot be
+// resolved at start-up is not left without instances for a whole Refresh.
+// It starts no goroutine: the waiting happens in Next.
 func (d *DNS) Watch(ctx context.Context, service string) (Watcher, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -194,10 +197,10 @@ type dnsWatcher struct {
 	service string
 
 	// Owned by Next's caller:
-	last    []Instance  // the list Next last returned
-	started bool        // Next returned a list once
-	failed  bool        // the last lookup failed
-	timer   *time.Timer // waits Refresh; created by the first wait
+	last     []Instance  // the list Next last returned
+	started  bool        // Next returned a list once
+	failures int         // lookups failed in a row
+	timer    *time.Timer // waits Refresh; created by the first wait
 
 	life context.Context    // canceled by Close: ends a wait or a lookup
 	end  context.CancelFunc // Close
@@ -208,7 +211,7 @@ func (w *dnsWatcher) Next(ctx context.Context) ([]Instance, error) {
 		if w.life.Err() != nil {
 			return nil, ErrWatcherClosed
 		}
-		if w.started || w.failed {
+		if w.started || w.failures > 0 {
 			if err := w.wait(ctx); err != nil {
 				return nil, err
 			}
@@ -221,10 +224,10 @@ func (w *dnsWatcher) Next(ctx context.Context) ([]Instance, error) {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			w.failed = true
+			w.failures++
 			return nil, err
 		}
-		w.failed = false
+		w.failures = 0
 		if !w.started || !Equal(list, w.last) {
 			w.started, w.last = true, list
 			return clone(list), nil
@@ -240,12 +243,18 @@ func (w *dnsWatcher) lookup(ctx context.Context) ([]Instance, error) {
 	return w.d.Resolve(lctx, w.service)
 }
 
-// wait sleeps for Refresh, or until ctx ends or the watcher is closed.
+// wait sleeps for Refresh (after failed lookups, for MinDNSRefresh doubled
+// at each failure in a row, up to Refresh), or until ctx ends or the
+// watcher is closed.
 func (w *dnsWatcher) wait(ctx context.Context) error {
+	d := w.d.cfg.Refresh
+	if w.failures > 0 && w.failures < 32 {
+		d = min(d, minDNSRefresh<<(w.failures-1))
+	}
 	if w.timer == nil {
-		w.timer = time.NewTimer(w.d.cfg.Refresh)
+		w.timer = time.NewTimer(d)
 	} else {
-		w.timer.Reset(w.d.cfg.Refresh)
+		w.timer.Reset(d)
 	}
 	select {
 	case <-w.timer.C:
