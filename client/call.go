@@ -30,6 +30,11 @@ type callState struct {
 	deadline time.Time // zero: none
 	cc       callConfig
 
+	// seqUsed: an attempt of the call used ri.SeqID already, so the
+	// next attempt (a retry, another instance) takes a new one: a late
+	// reply to the earlier attempt must not be taken for its own.
+	seqUsed bool
+
 	hdr  transport.Header // request header (maps reused)
 	rhdr transport.Header // reply header of the short and long pools
 
@@ -63,6 +68,7 @@ func putCallState(cs *callState) {
 	cs.parent.Store(nil)
 	cs.ri.Reset()
 	cs.oneway = false
+	cs.seqUsed = false
 	cs.deadline = time.Time{}
 	cs.cc = callConfig{}
 	cs.mc.result = nil

@@ -240,8 +240,13 @@ func (c *Client) invoke(ctx context.Context, req, resp any) error {
 }
 
 // attempt sends the call to addr once and reports its outcome to the load
-// balancer and the instance's breaker.
+// balancer and the instance's breaker. Each attempt of a call after the
+// first takes a new sequence id.
 func (c *Client) attempt(ctx context.Context, cs *callState, addr string, deadline time.Time, args, result thrift.FastCodec) error {
+	if cs.seqUsed {
+		cs.ri.SeqID = c.seq.Add(1)
+	}
+	cs.seqUsed = true
 	var start time.Time
 	if c.fb != nil {
 		start = time.Now()

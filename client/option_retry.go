@@ -45,6 +45,8 @@ func (g *govState) requestWritten() {
 // them); only those, and refusals by the server, are retried for a method
 // not marked Idempotent.
 //
+// Every attempt is sent with a sequence id of its own, so that a late
+// reply to an attempt that timed out is not taken for a retry's reply.
 // Each attempt of a backup-request call runs with a call state and a result
 // value of its own (the result type must be a pointer to a struct, as
 // generated results are) in a context derived from Call's context: values
