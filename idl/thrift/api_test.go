@@ -358,3 +358,19 @@ func TestImplicitFieldIDsFitI16(t *testing.T) {
 		t.Fatalf("32769 fields without an id: err = %v, want one at the last field saying it has no id", err)
 	}
 }
+
+// TestByteOrderMark checks that a UTF-8 byte order mark at the start of a
+// file, which some editors write, is skipped (as the Go compiler does) and
+// does not count in columns.
+func TestByteOrderMark(t *testing.T) {
+	f, err := thrift.Parse("m.thrift", []byte("\xef\xbb\xbfstruct A { 1: i32 x }\n"), thrift.ParseOptions{})
+	if err != nil {
+		t.Fatalf("file starting with a byte order mark: %v", err)
+	}
+	if len(f.Structs) != 1 || f.Structs[0].Pos.Col != 1 {
+		t.Errorf("structs %v, want A at column 1", f.Structs)
+	}
+	if got := parseErr(t, "\xef\xbb\xbfstruct {"); !strings.HasPrefix(got, "m.thrift:1:8: ") {
+		t.Errorf("error = %q, want it at 1:8", got)
+	}
+}

@@ -56,7 +56,13 @@ type lexer struct {
 }
 
 func newLexer(file string, src []byte) *lexer {
-	return &lexer{file: file, src: src, line: 1, col: 1}
+	l := &lexer{file: file, src: src, line: 1, col: 1}
+	// A UTF-8 byte order mark, which some editors put at the start of a
+	// file, is skipped as the Go compiler skips it; columns do not count it.
+	if bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
+		l.off = 3
+	}
+	return l
 }
 
 func (l *lexer) pos() Pos { return Pos{File: l.file, Line: l.line, Col: l.col} }
