@@ -534,3 +534,23 @@ func ExampleNewWeightedRoundRobin() {
 	fmt.Println(count["a:1"], count["b:1"], count["c:1"])
 	// Output: 5 1 1
 }
+
+// TestP2CDuplicateAddress: an address listed twice (WithHostPorts("a",
+// "a", "b")) is one instance with two entries: a Done for it ends the call
+// whichever entry was picked, so that neither entry keeps a call in flight
+// for ever, and it gets the two entries' share (2/3 here).
+func TestP2CDuplicateAddress(t *testing.T) {
+	b := mustP2C(t)
+	list := instances(2)
+	b.Update([]discovery.Instance{list[0], list[0], list[1]})
+	const picks = 6000
+	count := map[string]int{}
+	for range picks {
+		in, _ := b.Pick(ctx, "")
+		count[in.Address]++
+		b.Done(in.Address, time.Millisecond, nil)
+	}
+	if share := float64(count[list[0].Address]) / picks; share < 0.6 || share > 0.73 {
+		t.Errorf("the address listed twice got %.3f of the picks, want about 2/3", share)
+	}
+}

@@ -91,7 +91,8 @@ func NewP2C(cfg P2CConfig) (*P2C, error) {
 	return &P2C{cfg: cfg}, nil
 }
 
-// Update replaces the instances, keeping the load of those that stay.
+// Update replaces the instances, keeping the load of those that stay. An
+// address listed twice has one load and two chances to be drawn.
 func (b *P2C) Update(instances []discovery.Instance) {
 	old := b.state.Load()
 	st := &p2cState{
@@ -103,6 +104,10 @@ func (b *P2C) Update(instances []discovery.Instance) {
 	now := b.picks.Load()
 	for i, in := range st.insts {
 		w := int64(in.EffectiveWeight())
+		if n := st.byAddr[in.Address]; n != nil {
+			st.nodes[i] = n // listed twice: one load, whichever entry is picked
+			continue
+		}
 		var n *p2cNode
 		if old != nil {
 			if prev := old.byAddr[in.Address]; prev != nil && prev.weight == w {
