@@ -136,6 +136,8 @@ func (c *Client) Call(ctx context.Context, method string, oneway bool, args, res
 	}
 	if timeout > 0 {
 		cs.deadline = time.Now().Add(timeout)
+	} else if timeout < 0 { // WithCallTimeout's: the call's time is spent
+		cs.deadline = time.Now()
 	}
 	if d, ok := ctx.Deadline(); ok && (cs.deadline.IsZero() || d.Before(cs.deadline)) {
 		cs.deadline = d

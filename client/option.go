@@ -333,12 +333,14 @@ type callConfig struct {
 type callTimeout time.Duration
 
 func (t callTimeout) applyCall(c *callConfig) {
-	c.timeout = max(time.Duration(t), 0)
+	c.timeout = time.Duration(t)
 	c.hasTimeout = true
 }
 
 // WithCallTimeout bounds this call (default: the method's WithMethodTimeout
 // if it has one, else the client's WithRPCTimeout). It replaces those for
-// the call; 0 removes them, leaving the context's deadline. The context's
-// deadline still applies when earlier.
+// the call; 0 removes them, leaving the context's deadline. A negative d
+// (a time budget already spent) ends the call at once with an rpcerr.Timeout
+// error, the request not sent. The context's deadline still applies when
+// earlier.
 func WithCallTimeout(d time.Duration) CallOption { return callTimeout(d) }

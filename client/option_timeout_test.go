@@ -169,3 +169,21 @@ func TestWithMethodTimeoutInvalid(t *testing.T) {
 		}
 	}
 }
+
+// TestNegativeCallTimeout: a call whose WithCallTimeout is negative (a
+// budget already spent) times out at once, without sending; it does not
+// run unbounded.
+func TestNegativeCallTimeout(t *testing.T) {
+	for _, s := range setups() {
+		t.Run(s.name, func(t *testing.T) {
+			srv := startServer(t)
+			c := newClient(t, srv.Addr(), s, client.WithRPCTimeout(5*time.Second))
+			start := time.Now()
+			_, err := echo(context.Background(), c, &echoArgs{SleepMs: 300}, client.WithCallTimeout(-time.Millisecond))
+			checkTimeout(t, err, time.Since(start), 200*time.Millisecond)
+			if n := srv.requests.Load(); n != 0 {
+				t.Fatalf("the server read %d requests, want none", n)
+			}
+		})
+	}
+}
