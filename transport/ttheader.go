@@ -86,7 +86,22 @@ func decodeTTFrame(frame []byte, hs int, h *Header) ([]byte, error) {
 	if err := h.decodeInfo(frame[ttFixed : ttFixed+hs]); err != nil {
 		return nil, err
 	}
-	return frame[ttFixed+hs:], nil
+	return unframePayload(frame[ttFixed+hs:], h.PayloadProtocol)
+}
+
+// unframePayload removes the 4-byte length a Kitex client configured with
+// transport.TTHeaderFramed puts in front of a binary message inside the
+// TTHeader payload (Kitex servers accept both forms, as Petrel does). Such a
+// payload is told from a bare one by the strict binary version 0x8001 at
+// bytes 4-5; a bare strict message has it at bytes 0-1.
+func unframePayload(p []byte, proto uint8) ([]byte, error) {
+	if proto != PayloadBinary || len(p) < 8 || p[0]&0x80 != 0 || p[4] != 0x80 || p[5] != 0x01 {
+		return p, nil
+	}
+	if n := binary.BigEndian.Uint32(p); uint64(n) != uint64(len(p)-4) {
+		return nil, protoErr(ErrBadFrame, "ttheader: framed payload declares %d bytes, %d follow its length", n, len(p)-4)
+	}
+	return p[4:], nil
 }
 
 // DecodeTTHeader decodes the TTHeader frame at the start of b into h (after

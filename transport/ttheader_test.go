@@ -2,6 +2,7 @@ package transport_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"maps"
 	"runtime"
@@ -374,5 +375,45 @@ func TestTTHeaderShortFrameNoWait(t *testing.T) {
 		if _, err := transport.ReadFrame(lb, transport.TTHeader, 1<<20, nil); !errors.Is(err, transport.ErrBadFrame) {
 			t.Fatalf("frame % x from a LinkBuffer: err = %v, want ErrBadFrame", frame, err)
 		}
+	}
+}
+
+// TestTTHeaderFramedPayload reads a frame as a Kitex client configured with
+// transport.TTHeaderFramed writes it: the TTHeader payload is itself a
+// framed message (a 4-byte length, then the strict binary message). Kitex
+// servers accept it; ReadMessage must too, and ReadFrame returns the message
+// without that length.
+func TestTTHeaderFramedPayload(t *testing.T) {
+	body := &echo{Text: "hi", Nums: []int32{1, 2}}
+	msgLen := thrift.Binary.MessageBeginLength("Echo") + body.BLength()
+	frame := func(innerLen int) *buf.LinkBuffer {
+		lb := buf.NewLinkBuffer()
+		room, err := transport.BeginFrame(lb, transport.TTHeader, &transport.Header{SeqID: 3}, 4+msgLen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		binary.BigEndian.PutUint32(room, uint32(innerLen))
+		n := thrift.Binary.WriteMessageBegin(room[4:], "Echo", thrift.CALL, 3)
+		body.FastWrite(room[4+n:])
+		lb.Flush()
+		return lb
+	}
+	lb := frame(msgLen)
+	var h transport.Header
+	name, typ, seq, b, err := transport.ReadMessage(lb, transport.TTHeader, 0, &h)
+	if err != nil || name != "Echo" || typ != thrift.CALL || seq != 3 {
+		t.Fatalf("ReadMessage: %q %v %d %v", name, typ, seq, err)
+	}
+	got := &echo{}
+	if _, err := got.FastRead(b); err != nil || got.Text != "hi" || len(got.Nums) != 2 {
+		t.Fatalf("body: %+v %v", got, err)
+	}
+	lb.Reset()
+
+	// An inner length that disagrees with the payload is a bad frame.
+	lb = frame(msgLen + 1)
+	defer lb.Reset()
+	if _, err := transport.ReadFrame(lb, transport.TTHeader, 0, &h); !errors.Is(err, transport.ErrBadFrame) {
+		t.Fatalf("inner length off by one: err = %v, want ErrBadFrame", err)
 	}
 }
