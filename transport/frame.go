@@ -17,7 +17,9 @@ const maxWireFrame = math.MaxInt32
 
 // ReadFrame reads one whole frame of protocol p from r and returns its
 // payload: the bytes of one Thrift message, as a view into r's memory that
-// stays valid until r.Release. It resets h and fills it from the frame.
+// stays valid until r.Release. It resets h and fills it from the frame. (For
+// TTHeader, the Framed length that Kitex's TTHeaderFramed puts before a
+// binary message inside the payload is checked and left out.)
 //
 // maxSize bounds the bytes of the whole frame, length fields and header
 // included (<= 0 means DefaultMaxFrameSize). The bound is checked from the
