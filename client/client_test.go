@@ -493,3 +493,28 @@ func TestLongPoolLimits(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestLongPoolTinyIdleTimeout: a MaxIdleTimeout far below a millisecond
+// still expires idle connections, without the janitor running
+// continuously (once per MaxIdleTimeout would be a million times a second).
+func TestLongPoolTinyIdleTimeout(t *testing.T) {
+	srv := startServer(t)
+	c := newClient(t, srv.Addr(), setup{proto: transport.TTHeader, pool: client.WithLongConnection(client.LongPoolConfig{
+		MaxIdleTimeout: time.Microsecond,
+	})})
+	if _, err := echo(context.Background(), c, &echoArgs{}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for len(client.IdleConns(c, srv.Addr())) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the idle connection outlived MaxIdleTimeout")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	before := client.LongPoolSweeps(c)
+	time.Sleep(100 * time.Millisecond)
+	if n := client.LongPoolSweeps(c) - before; n > 5 {
+		t.Fatalf("the janitor ran %d times in 100ms", n)
+	}
+}

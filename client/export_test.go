@@ -49,3 +49,12 @@ func MuxWrites(c *Client) (sends, flushes int64) {
 	}
 	return sends, flushes
 }
+
+// LongPoolSweeps returns how many times the long pool's janitor has run
+// (0 without a long pool).
+func LongPoolSweeps(c *Client) int64 {
+	if p, ok := c.pool.(*longPool); ok {
+		return p.sweeps.Load()
+	}
+	return 0
+}

@@ -80,8 +80,9 @@ type LongPoolConfig struct {
 	// DefaultMaxIdlePerAddress (32).
 	MaxIdlePerAddress int
 	// MaxIdleTimeout closes connections that stayed idle this long. Default
-	// DefaultMaxIdleTimeout (30s); the pool checks at least once per
-	// MaxIdleTimeout.
+	// DefaultMaxIdleTimeout (30s); the pool checks once per MaxIdleTimeout,
+	// but not more often than every 100ms, and never hands out a
+	// connection idle for longer.
 	MaxIdleTimeout time.Duration
 }
 

@@ -86,6 +86,7 @@ type longPool struct {
 	janitor *time.Timer         // sweeps expired connections; guarded by mu
 	live    map[string]struct{} // guarded by mu; nil: keep every address, else only these (retain)
 	open    atomic.Int64        // connections dialed and not yet closed: idle and in use
+	sweeps  atomic.Int64        // janitor runs (tests read it)
 }
 
 // discard closes a connection of the pool.
@@ -107,9 +108,19 @@ func (p *longPool) stats() PoolStats {
 	return st
 }
 
+// minSweepEvery bounds how often the janitor runs: a MaxIdleTimeout of a
+// microsecond must not wake it a million times a second. (get never hands
+// out an expired connection, whatever the janitor's pace.)
+const minSweepEvery = 100 * time.Millisecond
+
+// sweepEvery is the janitor's period.
+func (p *longPool) sweepEvery() time.Duration {
+	return max(p.cfg.MaxIdleTimeout, minSweepEvery)
+}
+
 func newLongPool(d *dialer, cfg LongPoolConfig) *longPool {
 	p := &longPool{d: d, cfg: cfg, idle: make(map[string][]*pconn)}
-	p.janitor = time.AfterFunc(cfg.MaxIdleTimeout, p.sweep)
+	p.janitor = time.AfterFunc(p.sweepEvery(), p.sweep)
 	return p
 }
 
@@ -164,8 +175,9 @@ func (p *longPool) put(pc *pconn, reusable bool) {
 }
 
 // sweep closes the connections idle for MaxIdleTimeout or closed by their
-// peer, then re-arms itself.
+// peer, then re-arms itself for sweepEvery.
 func (p *longPool) sweep() {
+	p.sweeps.Add(1)
 	var stale []*pconn
 	now := time.Now()
 	p.mu.Lock()
@@ -189,7 +201,7 @@ func (p *longPool) sweep() {
 			p.idle[addr] = keep
 		}
 	}
-	p.janitor.Reset(p.cfg.MaxIdleTimeout)
+	p.janitor.Reset(p.sweepEvery())
 	p.mu.Unlock()
 	for _, pc := range stale {
 		p.discard(pc)
