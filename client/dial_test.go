@@ -12,6 +12,7 @@ import (
 
 	"github.com/petrel-rpc/petrel/client"
 	"github.com/petrel-rpc/petrel/rpcerr"
+	"github.com/petrel-rpc/petrel/transport"
 )
 
 // blackhole returns the address of a listening socket that never accepts,
@@ -64,5 +65,36 @@ func TestConnectTimeout(t *testing.T) {
 			_, err = echo(context.Background(), c2, &echoArgs{})
 			checkTimeout(t, err, time.Since(start), time.Second)
 		})
+	}
+}
+
+// TestMuxDialWaitBoundedByCall: a multiplexed call that finds another
+// caller dialing its connection slot waits for that dial only within its
+// own deadline, and stops waiting when its context is canceled.
+func TestMuxDialWaitBoundedByCall(t *testing.T) {
+	addr := blackhole(t)
+	c := newClient(t, addr, setup{proto: transport.TTHeader, pool: client.WithMuxConnection(1)},
+		client.WithConnectTimeout(2*time.Second), client.WithRPCTimeout(0))
+	first := make(chan error, 1)
+	go func() {
+		_, err := echo(context.Background(), c, &echoArgs{})
+		first <- err
+	}()
+	// Let the first call start its dial (if this call went first instead,
+	// it would only dial itself, within its deadline).
+	time.Sleep(50 * time.Millisecond)
+	start := time.Now()
+	_, err := echo(context.Background(), c, &echoArgs{}, client.WithCallTimeout(50*time.Millisecond))
+	checkTimeout(t, err, time.Since(start), time.Second)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	start = time.Now()
+	_, err = echo(ctx, c, &echoArgs{})
+	if rpcerr.CodeOf(err) != rpcerr.Canceled || time.Since(start) > time.Second {
+		t.Fatalf("canceled while another call dials: %v (code %v) after %v", err, rpcerr.CodeOf(err), time.Since(start))
+	}
+	if err := <-first; rpcerr.CodeOf(err) != rpcerr.Connection {
+		t.Fatalf("the dialing call: %v, want its connect timeout", err)
 	}
 }

@@ -33,8 +33,37 @@ type muxPool struct {
 type muxSlots struct {
 	next  atomic.Uint32
 	conns []atomic.Pointer[muxConn]
-	dial  []sync.Mutex // one per slot: a single dial replaces a broken connection
+	// dial holds one lock per slot (a token in a channel of capacity 1,
+	// so that a caller waits for it within its deadline): a single dial
+	// replaces a broken connection.
+	dial []chan struct{}
 }
+
+// lockDial takes slot i's dial lock; a caller that finds another dialing
+// there waits no longer than its call's deadline and context.
+func (s *muxSlots) lockDial(ctx context.Context, i int, addr string, deadline time.Time) error {
+	select {
+	case s.dial[i] <- struct{}{}:
+		return nil
+	default:
+	}
+	var timeout <-chan time.Time
+	if !deadline.IsZero() {
+		t := time.NewTimer(time.Until(deadline))
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case s.dial[i] <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctxError(ctx.Err(), "waiting for the dial of a connection to "+addr)
+	case <-timeout:
+		return rpcerr.New(rpcerr.Timeout, "the call's deadline passed while waiting for the dial of a connection to "+addr)
+	}
+}
+
+func (s *muxSlots) unlockDial(i int) { <-s.dial[i] }
 
 func newMuxPool(d *dialer, size, maxSize int, writeTimeout time.Duration) *muxPool {
 	return &muxPool{
@@ -65,7 +94,10 @@ func (p *muxPool) slots(addr string) (*muxSlots, error) {
 	if s = p.addrs[addr]; s == nil {
 		s = &muxSlots{
 			conns: make([]atomic.Pointer[muxConn], p.size),
-			dial:  make([]sync.Mutex, p.size),
+			dial:  make([]chan struct{}, p.size),
+		}
+		for i := range s.dial {
+			s.dial[i] = make(chan struct{}, 1)
 		}
 		p.addrs[addr] = s
 	}
@@ -83,8 +115,10 @@ func (p *muxPool) get(ctx context.Context, addr string, deadline time.Time) (*mu
 	if mc := s.conns[i].Load(); mc != nil && mc.usable() {
 		return mc, nil
 	}
-	s.dial[i].Lock()
-	defer s.dial[i].Unlock()
+	if err := s.lockDial(ctx, i, addr, deadline); err != nil {
+		return nil, err
+	}
+	defer s.unlockDial(i)
 	if mc := s.conns[i].Load(); mc != nil && mc.usable() {
 		return mc, nil
 	}
