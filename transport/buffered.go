@@ -87,7 +87,8 @@ type walker struct {
 func (w *walker) walk(b []byte, maxSize int) (end, need int, err error) {
 	if !w.begun {
 		if len(b) < 8 {
-			return 0, 8, nil
+			need, err := w.needAt(8, maxSize)
+			return 0, need, err
 		}
 		v := binary.BigEndian.Uint32(b)
 		if v&0xffff0000 != 0x80010000 {

@@ -182,3 +182,35 @@ func TestBufferedDepth(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// peekCounter is a buf.Reader that fails its 100th Peek, so a reader that
+// peeks the same bytes again and again ends with errTooManyPeeks instead of
+// spinning for ever.
+type peekCounter struct {
+	buf.Reader
+	peeks int
+}
+
+var errTooManyPeeks = errors.New("test: 100 peeks for one frame (ReadFrame spins)")
+
+func (r *peekCounter) Peek(n int) ([]byte, error) {
+	if r.peeks++; r.peeks >= 100 {
+		return nil, errTooManyPeeks
+	}
+	return r.Reader.Peek(n)
+}
+
+// TestBufferedTinyMaxSize reads a Buffered message with a maxSize below the
+// 8 bytes the walker reads first (WithMaxMessageSize accepts any positive
+// value): ReadFrame must refuse the message as too large, not peek the same
+// maxSize bytes for ever.
+func TestBufferedTinyMaxSize(t *testing.T) {
+	msg := nestedMessage(1)
+	for _, max := range []int{1, 4, 7, 8, 12} {
+		r := &peekCounter{Reader: buf.NewLinkBufferFrom(msg)}
+		_, err := transport.ReadFrame(r, transport.Buffered, max, nil)
+		if !errors.Is(err, transport.ErrFrameTooLarge) {
+			t.Fatalf("maxSize %d: err = %v, want ErrFrameTooLarge", max, err)
+		}
+	}
+}
