@@ -118,6 +118,7 @@ func (fg *fileGen) constExpr(t *thrift.Type, v *thrift.ConstValue) string {
 		b.WriteString(gt + "{")
 		for _, e := range v.List {
 			b.WriteString(fg.constExpr(r.Elem, e) + ", ")
+			fg.building(b.Len())
 		}
 		b.WriteString("}")
 		return b.String()
@@ -127,6 +128,7 @@ func (fg *fileGen) constExpr(t *thrift.Type, v *thrift.ConstValue) string {
 		b.WriteString(gt + "{")
 		for _, e := range v.Map {
 			b.WriteString(fg.constKeyExpr(r.Key, e.Key) + ": " + fg.constExpr(r.Elem, e.Value) + ", ")
+			fg.building(b.Len())
 		}
 		b.WriteString("}")
 		return b.String()
@@ -147,6 +149,7 @@ func (fg *fileGen) constExpr(t *thrift.Type, v *thrift.ConstValue) string {
 				val = "func() *" + ft + " { v := " + ft + "(" + val + "); return &v }()"
 			}
 			b.WriteString(fieldGoName(s, fl) + ": " + val + ", ")
+			fg.building(b.Len())
 		}
 		b.WriteString("}")
 		return b.String()

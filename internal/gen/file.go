@@ -95,7 +95,8 @@ func (fg *fileGen) write(code string) {
 
 // maxOutput bounds the code generated for one Thrift file. Nested
 // container types are written out in full at each use, so IDL such as
-// typedefs of maps of the previous typedef doubles the code per level:
+// typedefs of maps of the previous typedef doubles the code per level, and
+// so are the values of constants a constant refers to ([C, C] doubles it):
 // without a bound, two dozen lines of IDL would exhaust memory.
 const maxOutput = 64 << 20
 
@@ -107,6 +108,16 @@ type tooLarge struct{}
 func (fg *fileGen) grew(n int) {
 	fg.emitted += n
 	if fg.emitted > maxOutput {
+		panic(tooLarge{})
+	}
+}
+
+// building checks code of n bytes being built before it is written (a
+// constant's value, in which every constant it refers to is written out
+// in full): it abandons the declaration as grew would once n bytes more
+// would pass maxOutput, so that such code is never built much past it.
+func (fg *fileGen) building(n int) {
+	if fg.emitted+n > maxOutput {
 		panic(tooLarge{})
 	}
 }
@@ -244,7 +255,11 @@ func (fg *fileGen) genDecl(d thrift.Decl) (ok bool) {
 			if _, big := r.(tooLarge); !big {
 				panic(r)
 			}
-			fg.g.fail(d.DeclPos(), "the Go code generated for %s passes %d MiB: its nested container types are written out in full at every use; give the inner containers struct types", d.DeclName(), maxOutput>>20)
+			if _, isConst := d.(*thrift.Const); isConst {
+				fg.g.fail(d.DeclPos(), "the Go code generated for constant %s passes %d MiB: the values of the constants it refers to are written out in full at every use (so are nested container types); refer to fewer constants in it", d.DeclName(), maxOutput>>20)
+			} else {
+				fg.g.fail(d.DeclPos(), "the Go code generated for %s passes %d MiB: its nested container types (and the constants its default values refer to) are written out in full at every use; give the inner containers struct types", d.DeclName(), maxOutput>>20)
+			}
 			ok = false
 		}
 	}()

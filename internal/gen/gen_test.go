@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -499,4 +500,54 @@ func TestNestedContainersBounded(t *testing.T) {
 		t.Fatalf("Generate: %v, want an error at a declaration of deep.thrift saying the code is too large", err)
 	}
 	t.Logf("after %v: %v", time.Since(start), err)
+}
+
+// TestConstReferencesBounded checks the bound on generated code when it is
+// reached through constants that refer to constants (each reference is
+// written out in full, so [C, C] doubles per level): the error must name
+// that cause, not only nested container types.
+func TestConstReferencesBounded(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("typedef list<i32> L0\nconst L0 C0 = [1, 2]\n")
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&src, "typedef list<L%d> L%d\nconst L%d C%d = [C%d, C%d]\n", i-1, i, i, i, i-1, i-1)
+	}
+	f, err := thrift.Parse("consts.thrift", []byte(src.String()), thrift.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = gen.Generate(f, gen.Options{Module: "m.example/consts"})
+	if err == nil || !strings.Contains(err.Error(), "consts.thrift:") || !strings.Contains(err.Error(), "constants it refers to") {
+		t.Fatalf("Generate: %v, want an error at a constant saying the constants it refers to are written out in full", err)
+	}
+}
+
+// TestConstValueAllocationBounded checks that the bound on generated code
+// also bounds what is built before it is written: a constant listing a
+// 10 MB constant 100 times was built whole (1 GB of text) before the bound
+// was checked.
+func TestConstValueAllocationBounded(t *testing.T) {
+	refs := func(name string, n int) string {
+		return strings.TrimSuffix(strings.Repeat(name+", ", n), ", ")
+	}
+	src := "typedef list<i32> L0\nconst L0 C0 = [1, 2]\n" +
+		"typedef list<L0> L1\nconst L1 C1 = [" + refs("C0", 1000) + "]\n" +
+		"typedef list<L1> L2\nconst L2 C2 = [" + refs("C1", 1000) + "]\n" + // about 10 MB of Go
+		"typedef list<L2> L3\nconst L3 BIG = [" + refs("C2", 100) + "]\n"
+	f, err := thrift.Parse("big.thrift", []byte(src), thrift.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = gen.Generate(f, gen.Options{Module: "m.example/big"})
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "BIG") || !strings.Contains(err.Error(), "MiB") {
+		t.Fatalf("Generate: %v, want an error at BIG saying the code is too large", err)
+	}
+	// Building up to the bound (64 MiB) costs about 1.2 GB, most of it the
+	// growth of the builders; before the fix it was 24 GB.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 4<<30 {
+		t.Errorf("Generate allocated %d MiB before failing, want under 4 GiB", got>>20)
+	}
 }
