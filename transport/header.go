@@ -6,7 +6,7 @@ package transport
 // frames carry none of them.
 //
 // A Header is meant to be reused, one per connection or per goroutine: Reset
-// keeps the maps' memory, and decoding reuses the strings of the previous
+// keeps the maps' memory (that of small maps), and decoding reuses the strings of the previous
 // frames when a key comes back with the same value, so a steady stream of
 // requests with the same service, method and timeout decodes its headers
 // without allocating. Strings put in the maps by ReadFrame are ordinary
@@ -57,13 +57,22 @@ const (
 	rememberMax = 1 << 10
 )
 
-// Reset clears h for reuse, keeping the memory of its maps.
+// Reset clears h for reuse, keeping the memory of its maps unless they
+// held more than maxSeen keys: a map keeps the size of the most keys it
+// held, and one large header (up to MaxHeaderSize, thousands of keys) must
+// not pin its memory for the rest of a connection's life.
 func (h *Header) Reset() {
 	h.Protocol = 0
 	h.SeqID = 0
 	h.Flags = 0
 	h.PayloadProtocol = 0
+	if len(h.IntInfo) > maxSeen {
+		h.IntInfo = nil
+	}
 	clear(h.IntInfo)
+	if len(h.StrInfo) > maxSeen {
+		h.StrInfo = nil
+	}
 	clear(h.StrInfo)
 	h.ACLToken = ""
 }

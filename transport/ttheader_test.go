@@ -417,3 +417,44 @@ func TestTTHeaderFramedPayload(t *testing.T) {
 		t.Fatalf("inner length off by one: err = %v, want ErrBadFrame", err)
 	}
 }
+
+// TestHeaderResetDropsLargeMaps: a Header reused per connection does not
+// keep the map memory of one large header (a peer's 3,000 keys) for the
+// rest of the connection's life: after a small frame it holds about what a
+// Header that never saw the large one holds.
+func TestHeaderResetDropsLargeMaps(t *testing.T) {
+	var big transport.Header
+	for i := range 3000 {
+		big.SetStr("k"+strconv.Itoa(10000+i), "v")
+		big.SetInt(uint16(100+i), "w")
+	}
+	lb := buf.NewLinkBuffer()
+	defer lb.Reset()
+	if _, err := transport.BeginFrame(lb, transport.TTHeader, &big, 0); err != nil {
+		t.Fatal(err)
+	}
+	lb.Flush()
+	bigFrame := bytes.Clone(lb.Bytes())
+	heap := func() uint64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	const n = 50
+	hs := make([]transport.Header, n)
+	before := heap()
+	for i := range hs {
+		if _, _, err := transport.DecodeTTHeader(bigFrame, 0, &hs[i]); err != nil || len(hs[i].StrInfo) != 3000 || len(hs[i].IntInfo) != 3000 {
+			t.Fatalf("large frame: %v, %d and %d keys", err, len(hs[i].StrInfo), len(hs[i].IntInfo))
+		}
+		if _, _, err := transport.DecodeTTHeader(ttVector, 0, &hs[i]); err != nil || len(hs[i].StrInfo) != 1 {
+			t.Fatalf("small frame: %v, %d keys", err, len(hs[i].StrInfo))
+		}
+	}
+	after := heap()
+	if per := (int64(after) - int64(before)) / n; per > 16<<10 {
+		t.Fatalf("a Header holds %d bytes after a 3,000-key frame and a 1-key frame, want <= 16 KiB", per)
+	}
+	runtime.KeepAlive(hs)
+}
