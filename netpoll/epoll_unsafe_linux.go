@@ -26,16 +26,21 @@ type epollEvent struct {
 // never frees what the kernel can still return; Go's heap objects do not move.
 // The data field is not 8-byte aligned on amd64, so its bytes are copied into
 // an aligned local pointer (a stack variable: no write barrier is skipped).
+// A pointer fills the first ptrSize bytes of the field: all 8 on 64-bit
+// systems, 4 on 32-bit ones.
 func (e *epollEvent) operator() *fdOperator {
 	var op *fdOperator
-	*(*[8]byte)(unsafe.Pointer(&op)) = e.Data
+	*(*[ptrSize]byte)(unsafe.Pointer(&op)) = [ptrSize]byte(e.Data[:ptrSize])
 	return op
 }
+
+// ptrSize is the size of a pointer.
+const ptrSize = unsafe.Sizeof(uintptr(0))
 
 func (s *sysPoller) ctl(op int, fd int, o *fdOperator, events uint32) error {
 	var ev epollEvent
 	ev.Events = events
-	ev.Data = *(*[8]byte)(unsafe.Pointer(&o))
+	copy(ev.Data[:], (*[ptrSize]byte)(unsafe.Pointer(&o))[:])
 	_, _, errno := syscall.RawSyscall6(unix.SYS_EPOLL_CTL, uintptr(s.epfd), uintptr(op), uintptr(fd), uintptr(unsafe.Pointer(&ev)), 0, 0)
 	if errno != 0 {
 		return sysErr("epoll_ctl", errno)
