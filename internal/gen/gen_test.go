@@ -551,3 +551,41 @@ func TestConstValueAllocationBounded(t *testing.T) {
 		t.Errorf("Generate allocated %d MiB before failing, want under 4 GiB", got>>20)
 	}
 }
+
+// TestScaffoldImportAliases checks that the skeleton imports a generated
+// package under the name its code uses when that is not the package's last
+// path element (v1 is imported as v1pkg), also for a module path without a
+// dot, whose packages were taken for the standard library's and imported
+// without their alias.
+func TestScaffoldImportAliases(t *testing.T) {
+	f := parseString(t, "namespace go api.v1\nservice Greeter { string greet(1: string name) }\n")
+	for _, module := range []string{"myapp", "example.com/myapp"} {
+		files, err := gen.Scaffold(f, "Greeter", gen.Options{Module: module})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, gf := range files {
+			af, err := parser.ParseFile(token.NewFileSet(), gf.Path, gf.Content, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, imp := range af.Imports {
+				if imp.Path.Value != strconv.Quote(module+"/api/v1") {
+					continue
+				}
+				found = true
+				name := "v1"
+				if imp.Name != nil {
+					name = imp.Name.Name
+				}
+				if !bytes.Contains(gf.Content, []byte(name+".NewGreeterServer")) && !bytes.Contains(gf.Content, []byte(name+".Greeter ")) {
+					t.Errorf("module %s: %s imports %s as %s, which its code does not use:\n%s", module, gf.Path, imp.Path.Value, name, gf.Content)
+				}
+			}
+			if !found {
+				t.Errorf("module %s: %s does not import the generated package:\n%s", module, gf.Path, gf.Content)
+			}
+		}
+	}
+}

@@ -139,9 +139,12 @@ func (fg *fileGen) scaffoldSource(header string, pkgDoc bool) ([]byte, error) {
 		b.WriteByte('\n')
 	}
 	b.WriteString("package main\n\nimport (\n")
+	// The generated packages are under the module, whose path may have no
+	// dot; the standard library's have none.
+	generated := strings.TrimSuffix(fg.g.opt.Module, "/") + "/"
 	var std, other []string
 	for p := range fg.imports {
-		if strings.Contains(p, ".") {
+		if strings.Contains(p, ".") || strings.HasPrefix(p, generated) {
 			other = append(other, p)
 		} else {
 			std = append(std, p)
@@ -149,19 +152,22 @@ func (fg *fileGen) scaffoldSource(header string, pkgDoc bool) ([]byte, error) {
 	}
 	sort.Strings(std)
 	sort.Strings(other)
-	for _, p := range std {
-		fmt.Fprintf(&b, "\t%q\n", p)
-	}
-	if len(std) > 0 && len(other) > 0 {
-		b.WriteByte('\n')
-	}
-	for _, p := range other {
+	writeImport := func(p string) {
 		a := fg.imports[p]
 		if a == p[strings.LastIndexByte(p, '/')+1:] {
 			fmt.Fprintf(&b, "\t%q\n", p)
 		} else {
 			fmt.Fprintf(&b, "\t%s %q\n", a, p)
 		}
+	}
+	for _, p := range std {
+		writeImport(p)
+	}
+	if len(std) > 0 && len(other) > 0 {
+		b.WriteByte('\n')
+	}
+	for _, p := range other {
+		writeImport(p)
 	}
 	b.WriteString(")\n\n")
 	b.Write(fg.buf.Bytes())
