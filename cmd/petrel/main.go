@@ -140,6 +140,16 @@ Flags:
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
+	// The skeleton is made before anything is written, so that an unknown
+	// service leaves the output directory as it was.
+	var scaffold []gen.File
+	if *service != "" {
+		scaffold, err = gen.Scaffold(f, *service, gen.Options{Module: *module, KeepUnknown: *keep})
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+	}
 	for _, gf := range files {
 		p := filepath.Join(*out, filepath.FromSlash(gf.Path))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -150,14 +160,6 @@ Flags:
 			fmt.Fprintln(stderr, "petrel gen:", err)
 			return 1
 		}
-	}
-	if *service == "" {
-		return 0
-	}
-	scaffold, err := gen.Scaffold(f, *service, gen.Options{Module: *module, KeepUnknown: *keep})
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
 	}
 	for _, gf := range scaffold {
 		p := filepath.Join(*out, filepath.FromSlash(gf.Path))

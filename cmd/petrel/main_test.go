@@ -206,6 +206,16 @@ func TestGenScaffold(t *testing.T) {
 	if !strings.Contains(stderr.String(), `no service "Nope"; the file declares Greeter, Other`) {
 		t.Errorf("unknown service error: %s", stderr.String())
 	}
+
+	// An unknown service is found before anything is written.
+	fresh := filepath.Join(dir, "fresh")
+	bad = []string{"gen", "-out", fresh, "-module", "example.com/greeter", "-service", "Nope", idl}
+	if code := run(bad, &stdout, &stderr); code != 1 {
+		t.Fatalf("unknown service: exit %d, want 1", code)
+	}
+	if _, err := os.Stat(fresh); err == nil {
+		t.Errorf("unknown service: %s was written although gen failed", fresh)
+	}
 }
 
 // TestGenFlagsAfterFile checks that flags written after the IDL file (the Go
