@@ -376,6 +376,7 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		"bad protocol":       {client.WithHostPorts("x:1"), client.WithTransport(transport.Protocol(9))},
 		"negative idle":      {client.WithHostPorts("x:1"), client.WithLongConnection(client.LongPoolConfig{MaxIdlePerAddress: -1})},
 		"negative mux conns": {client.WithHostPorts("x:1"), client.WithMuxConnection(-2)},
+		"huge mux conns":     {client.WithHostPorts("x:1"), client.WithMuxConnection(client.MaxMuxConnections + 1)},
 		"bad network":        {client.WithHostPorts("x:1"), client.WithNetwork("udp")},
 		"nil middleware":     {client.WithHostPorts("x:1"), client.WithMiddleware(nil)},
 	}

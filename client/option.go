@@ -34,6 +34,10 @@ const (
 	// cores, BenchmarkMuxConnections measured about 8, 11, 12 and 13 µs per
 	// call for 1, 2, 4 and 8 connections.)
 	DefaultMuxConnections = 2
+	// MaxMuxConnections is the most connections per address
+	// WithMuxConnection accepts (each has its reader goroutine; the pool
+	// allocates its slots up front).
+	MaxMuxConnections = 1024
 	// DefaultMaxIdlePerAddress is the long pool's idle connections kept per
 	// address.
 	DefaultMaxIdlePerAddress = 32
@@ -288,16 +292,16 @@ func WithLongConnection(cfg LongPoolConfig) Option {
 }
 
 // WithMuxConnection shares conns connections per address among all
-// concurrent calls (0: DefaultMuxConnections, 2). Replies are matched to
-// calls by sequence id, and the requests of concurrent callers are written
-// with one flush. It needs the TTHeader transport (the default). A flush
+// concurrent calls (0: DefaultMuxConnections, 2; at most
+// MaxMuxConnections). Replies are matched to calls by sequence id, and the
+// requests of concurrent callers are written with one flush. It needs the TTHeader transport (the default). A flush
 // that cannot finish within the client's RPC timeout (the peer stopped
 // reading) fails the connection and the calls on it. The default pool is
 // WithLongConnection.
 func WithMuxConnection(conns int) Option {
 	return optionFunc(func(c *config) {
-		if conns < 0 {
-			c.fail(fmt.Errorf("client: WithMuxConnection(%d): negative", conns))
+		if conns < 0 || conns > MaxMuxConnections {
+			c.fail(fmt.Errorf("client: WithMuxConnection(%d): want 0 (default) to MaxMuxConnections (%d)", conns, MaxMuxConnections))
 			return
 		}
 		if conns == 0 {
