@@ -83,8 +83,8 @@ func (l *lexer) advance(n int) {
 // skip consumes whitespace and comments and returns the doc comment that
 // directly precedes the next token.
 func (l *lexer) skip() string {
-	doc := ""
-	docLine := 0 // line after the last /// doc line, to join consecutive ones
+	var doc strings.Builder // grown line by line: joining by copying would be quadratic
+	docLine := 0            // line after the last /// doc line, to join consecutive ones
 	for l.off < len(l.src) {
 		c := l.src[l.off]
 		switch {
@@ -104,11 +104,12 @@ func (l *lexer) skip() string {
 			if strings.HasPrefix(text, "///") && !strings.HasPrefix(text, "////") {
 				line := strings.TrimPrefix(text[3:], " ")
 				line = strings.TrimRight(line, " \t\r")
-				if docLine == l.line && doc != "" {
-					doc += "\n" + line
+				if docLine != l.line || doc.Len() == 0 {
+					doc.Reset()
 				} else {
-					doc = line
+					doc.WriteByte('\n')
 				}
+				doc.WriteString(line)
 				docLine = l.line + 1
 			}
 		case c == '/' && l.peekByte(1) == '*':
@@ -131,14 +132,15 @@ func (l *lexer) skip() string {
 			}
 			l.off += len(body)
 			if isDoc {
-				doc = cleanDoc(string(body[3 : len(body)-2]))
+				doc.Reset()
+				doc.WriteString(cleanDoc(string(body[3 : len(body)-2])))
 				docLine = 0
 			}
 		default:
-			return doc
+			return doc.String()
 		}
 	}
-	return doc
+	return doc.String()
 }
 
 // posAt returns the position of src[i], i >= l.off.
