@@ -27,6 +27,8 @@ type regConfig struct {
 // as inst (within DefaultRegistryTimeout; a failure makes Run/Serve return
 // the error without serving), and Stop deregisters them first, before it
 // drains, so that clients stop picking the server while it still answers.
+// When Serve fails after registering (a listener it cannot poll, or one
+// that fails while serving), it deregisters them before it returns.
 // An empty inst.Address is filled with the listener's address, which must
 // then name a host (not 0.0.0.0 or ::). Default: none.
 func WithRegistry(reg discovery.Registry, inst discovery.Instance) Option {
@@ -113,6 +115,19 @@ func (s *Server) deregister(ctx context.Context) error {
 		}
 	}
 	return err
+}
+
+// deregisterFailed removes the server's services from the registry when
+// Serve fails after registering them (within DefaultRegistryTimeout).
+func (s *Server) deregisterFailed() error {
+	if s.cfg.reg.registry == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultRegistryTimeout)
+	defer cancel()
+	s.reg.mu.Lock()
+	defer s.reg.mu.Unlock()
+	return s.deregisterLocked(ctx)
 }
 
 func (s *Server) deregisterLocked(ctx context.Context) error {

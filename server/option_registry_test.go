@@ -219,3 +219,36 @@ func TestDeregisterGrace(t *testing.T) {
 		t.Fatalf("a negative grace: %v", err)
 	}
 }
+
+// wrappedListener hides the TCP listener it wraps, as a TLS or
+// rate-limiting listener does: the server cannot poll it.
+type wrappedListener struct{ net.Listener }
+
+// TestRegistryServeFailureDeregisters: a listener Serve registers the
+// services for and then cannot serve leaves no instance in the registry
+// (clients would pick a server that does not answer).
+func TestRegistryServeFailureDeregisters(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := &fakeRegistry{}
+	s := server.New(server.WithRegistry(reg, discovery.Instance{}))
+	if err := s.RegisterService(echotest.EchoServiceInfo, &handler{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Serve(wrappedListener{ln}); err == nil {
+		t.Fatal("Serve of a listener it cannot poll succeeded")
+	}
+	ev, _ := reg.snapshot()
+	want := []string{"register Echo", "deregister Echo " + ln.Addr().String()}
+	if strings.Join(ev, "; ") != strings.Join(want, "; ") {
+		t.Fatalf("registry events %q, want %q", ev, want)
+	}
+	if err := s.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if ev, _ := reg.snapshot(); len(ev) != 2 {
+		t.Fatalf("Stop deregistered again: %v", ev)
+	}
+}

@@ -227,10 +227,13 @@ func (s *Server) Serve(ln net.Listener) error {
 	err = loop.Serve(ln)
 	ln.Close()
 	if err != nil {
-		// The listener failed: stop serving what is open.
+		// The listener could not be served or failed: clients must not pick
+		// the server any more; then stop serving what is open.
+		err = fmt.Errorf("server: serving %s: %w", ln.Addr(), err)
+		regErr := s.deregisterFailed()
 		loop.Shutdown(context.Background())
 		pool.Close()
-		return fmt.Errorf("server: serving %s: %w", ln.Addr(), err)
+		return errors.Join(err, regErr)
 	}
 	return nil
 }
