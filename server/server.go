@@ -151,8 +151,12 @@ func (s *Server) RegisterService(info *thrift.ServiceInfo, handler any) error {
 }
 
 // Run listens on the configured address (or serves the WithListener
-// listener) and serves until Stop. It returns nil after Stop.
+// listener, which it closes when it returns, as Serve does) and serves
+// until Stop. It returns nil after Stop.
 func (s *Server) Run() error {
+	if ln := s.cfg.ln; ln != nil {
+		return s.Serve(ln)
+	}
 	if s.cfgErr != nil {
 		return s.cfgErr
 	}
@@ -162,21 +166,19 @@ func (s *Server) Run() error {
 	if stopped {
 		return ErrServerStopped
 	}
-	ln := s.cfg.ln
-	if ln == nil {
-		var err error
-		if ln, err = net.Listen("tcp", s.cfg.addr); err != nil {
-			return fmt.Errorf("server: listen on %s: %w", s.cfg.addr, err)
-		}
+	ln, err := net.Listen("tcp", s.cfg.addr)
+	if err != nil {
+		return fmt.Errorf("server: listen on %s: %w", s.cfg.addr, err)
 	}
 	return s.Serve(ln)
 }
 
 // Serve serves connections accepted from ln (a TCP or Unix listener from the
-// net package) until Stop, then returns nil. Serve closes ln when it returns.
-// It may be called once.
+// net package) until Stop, then returns nil. Serve closes ln when it returns,
+// also when it returns an error without serving. It may be called once.
 func (s *Server) Serve(ln net.Listener) error {
 	if s.cfgErr != nil {
+		ln.Close()
 		return s.cfgErr
 	}
 	s.mu.Lock()
@@ -187,15 +189,18 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	if s.serving {
 		s.mu.Unlock()
+		ln.Close()
 		return errors.New("server: Serve called twice")
 	}
 	if len(s.services) == 0 {
 		s.mu.Unlock()
+		ln.Close()
 		return errors.New("server: no service registered")
 	}
 	pool, err := gopool.New(gopool.Config{PanicHandler: s.poolPanic})
 	if err != nil {
 		s.mu.Unlock()
+		ln.Close()
 		return err
 	}
 	loop, err := netpoll.NewEventLoop(netpoll.Config{
@@ -211,6 +216,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	if err != nil {
 		s.mu.Unlock()
 		pool.Close()
+		ln.Close()
 		return err
 	}
 	s.ep = endpoint.Chain(s.cfg.mws...)(callHandler)

@@ -598,3 +598,51 @@ func TestPipelineBounded(t *testing.T) {
 	}
 	t.Logf("at most %d in flight", most)
 }
+
+// TestServeClosesListenerOnError: Serve closes its listener whenever it
+// returns, as its doc says, also when it refuses to start, so the port is
+// free for another try; Run closes the WithListener listener likewise.
+func TestServeClosesListenerOnError(t *testing.T) {
+	cases := []struct {
+		name string
+		run  func(ln net.Listener) error
+	}{
+		{"no service", func(ln net.Listener) error { return server.New().Serve(ln) }},
+		{"bad option", func(ln net.Listener) error {
+			s := server.New(server.WithMaxQPS(-1))
+			if err := s.RegisterService(echotest.EchoServiceInfo, &handler{}); err != nil {
+				t.Fatal(err)
+			}
+			return s.Serve(ln)
+		}},
+		{"Run with a bad option", func(ln net.Listener) error {
+			s := server.New(server.WithListener(ln), server.WithMaxQPS(-1))
+			if err := s.RegisterService(echotest.EchoServiceInfo, &handler{}); err != nil {
+				t.Fatal(err)
+			}
+			return s.Run()
+		}},
+		{"Run after Stop", func(ln net.Listener) error {
+			s := server.New(server.WithListener(ln))
+			if err := s.RegisterService(echotest.EchoServiceInfo, &handler{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Stop(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			return s.Run()
+		}},
+	}
+	for _, tc := range cases {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tc.run(ln); err == nil {
+			t.Fatalf("%s: Serve succeeded", tc.name)
+		}
+		if err := ln.Close(); err == nil {
+			t.Errorf("%s: the listener is still open after Serve returned", tc.name)
+		}
+	}
+}
