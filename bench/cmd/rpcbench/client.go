@@ -41,16 +41,26 @@ const ioGrace = 5 * time.Second
 
 // runClient is the client child: -conc goroutines calling the server, in a
 // closed loop or paced by -rate. It prints markStart and markEnd around the
-// measured window and then markResult.
+// measured window and then markResult, and returns once the parent has
+// closed its stdin: the parent reads this process's CPU time and checks its
+// threads when the window ends, so it must not be gone by then.
 func runClient(o *options, stdin io.Reader, stdout, stderr io.Writer) error {
 	if o.addr == "" {
 		return errors.New("-addr is required")
 	}
+	resultOut := make(chan struct{}) // closed just before the result is printed
+	parentDone := make(chan struct{})
 	go func() {
-		// The parent holds our stdin; when it goes away, so do we.
+		// The parent holds our stdin. It closes it once it has our result;
+		// before that, its end means the parent went away, and so do we.
 		_, _ = io.Copy(io.Discard, stdin)
-		fmt.Fprintln(stderr, "rpcbench client: parent went away")
-		os.Exit(3)
+		select {
+		case <-resultOut:
+			close(parentDone)
+		default:
+			fmt.Fprintln(stderr, "rpcbench client: parent went away")
+			os.Exit(3)
+		}
 	}()
 	stopProfile, err := startProfile(o.cpuProfile)
 	if err != nil {
@@ -136,8 +146,14 @@ func runClient(o *options, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "%s%s\n", markResult, b)
-	return err
+	// Closed before printing: the parent may close stdin as soon as it has
+	// read the line.
+	close(resultOut)
+	if _, err := fmt.Fprintf(stdout, "%s%s\n", markResult, b); err != nil {
+		return err
+	}
+	<-parentDone
+	return nil
 }
 
 // requestFor returns caller i's action and msg: a msg of size printable

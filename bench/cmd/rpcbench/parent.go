@@ -162,6 +162,9 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 	if err := json.Unmarshal([]byte(strings.TrimPrefix(line, markResult)), &cr); err != nil {
 		return fmt.Errorf("parsing the client's result: %w", err)
 	}
+	// The client exits only once its stdin closes, so that it was still
+	// there to be sampled at the window's end above.
+	_ = cli.Stdin.Close()
 	select {
 	case err := <-cliExited:
 		if err != nil {
