@@ -35,14 +35,16 @@ var medianMetrics = []string{"qps", "avg_us", "p50_us", "p99_us", "p999_us", "se
 // compare reads result JSON objects, one a line (other lines are skipped),
 // and prints per implementation the number of runs, the medians of the
 // metrics and the sum of errors, then the target ratios of the medians that
-// apply to these runs (closed loop or paced: runs with -rate > 0).
+// apply to these runs (closed loop or paced: runs with -rate > 0). All
+// results must come from the same configuration (size, conc, rate).
 func compare(in io.Reader, out io.Writer) error {
 	runs := map[string][]map[string]any{}
 	var order []string
 	paced := false
+	var config string // of the first result; every other must match it
 	s := bufio.NewScanner(in)
 	s.Buffer(make([]byte, 64<<10), 1<<20)
-	for s.Scan() {
+	for n := 1; s.Scan(); n++ {
 		var m map[string]any
 		if json.Unmarshal(s.Bytes(), &m) != nil {
 			continue
@@ -50,6 +52,12 @@ func compare(in io.Reader, out io.Writer) error {
 		impl, ok := m["impl"].(string)
 		if !ok {
 			continue
+		}
+		c := fmt.Sprintf("size=%v conc=%v rate=%v", m["size"], m["conc"], m["rate"])
+		if config == "" {
+			config = c
+		} else if c != config {
+			return fmt.Errorf("line %d: results of different configurations (%s and %s)", n, config, c)
 		}
 		if r, _ := m["rate"].(float64); r > 0 {
 			paced = true

@@ -223,3 +223,31 @@ func TestCompare(t *testing.T) {
 		t.Error("compare of no results gave no error")
 	}
 }
+
+// TestCompareRefusesMixedConfigurations: medians over runs of different
+// configurations (a closed-loop file and a paced one concatenated, or two
+// sizes) are not figures of either, so compare refuses them, as netbench's
+// does.
+func TestCompareRefusesMixedConfigurations(t *testing.T) {
+	line := func(impl string, size, conc int, rate float64) string {
+		b, _ := json.Marshal(map[string]any{"impl": impl, "size": size, "conc": conc, "rate": rate, "qps": 100,
+			"avg_us": 1, "p50_us": 1, "p99_us": 1, "p999_us": 1, "errors": 0, "server_cpu_us_per_req": 1, "client_cpu_us_per_req": 1})
+		return string(b) + "\n"
+	}
+	base := line("petrel", 1024, 100, 0) + line("grpc", 1024, 100, 0)
+	for name, extra := range map[string]string{
+		"rate": line("petrel", 1024, 100, 40000),
+		"size": line("grpc", 64, 100, 0),
+		"conc": line("grpc", 1024, 10, 0),
+	} {
+		var out bytes.Buffer
+		err := compare(strings.NewReader(base+extra), &out)
+		if err == nil || !strings.Contains(err.Error(), "different configurations") {
+			t.Errorf("%s: compare of mixed runs: %v, want an error naming different configurations\n%s", name, err, out.String())
+		}
+	}
+	var out bytes.Buffer
+	if err := compare(strings.NewReader(base+line("grpc", 1024, 100, 0)), &out); err != nil {
+		t.Errorf("compare of one configuration: %v", err)
+	}
+}
