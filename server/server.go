@@ -40,6 +40,7 @@ type Server struct {
 	pool     *gopool.Pool                  // guarded by mu
 	ln       net.Listener                  // guarded by mu
 	served   chan struct{}                 // closed when Serve returns (after it started serving)
+	stopDone chan struct{}                 // closed when the first Stop returns
 
 	ep  endpoint.Endpoint // set before serving starts, read-only after
 	lim *limit.Limiter    // connections, QPS, in flight; set by New, read-only pointer
@@ -76,10 +77,11 @@ type service struct {
 // Run and Serve.
 func New(opts ...Option) *Server {
 	s := &Server{
-		cfg:    defaultConfig(),
-		byName: make(map[string]*method),
-		bySvc:  make(map[string]map[string]*method),
-		served: make(chan struct{}),
+		cfg:      defaultConfig(),
+		byName:   make(map[string]*method),
+		bySvc:    make(map[string]map[string]*method),
+		served:   make(chan struct{}),
+		stopDone: make(chan struct{}),
 	}
 	for _, o := range opts {
 		if o != nil {
@@ -284,14 +286,21 @@ func (s *Server) Addr() net.Addr {
 // If ctx ends first, the remaining connections are closed at once and
 // ctx.Err() is returned; connections still busy when the exit wait time
 // ends are closed then. Stop returns after Run or Serve has returned
-// (or when ctx ends). It may be called more than once.
+// (or when ctx ends). It may be called more than once: a later call
+// returns nil once the first has returned and Run or Serve has too, or
+// ctx.Err() when ctx ends first.
 func (s *Server) Stop(ctx context.Context) error {
 	s.mu.Lock()
 	if s.stopped {
+		serving := s.serving
 		s.mu.Unlock()
-		return nil
+		if err := waitDone(ctx, s.stopDone); err != nil || !serving {
+			return err
+		}
+		return waitDone(ctx, s.served)
 	}
 	s.stopped = true
+	defer close(s.stopDone)
 	if !s.serving {
 		s.mu.Unlock()
 		return nil
@@ -328,6 +337,21 @@ func (s *Server) Stop(ctx context.Context) error {
 		err = regErr
 	}
 	return err
+}
+
+// waitDone waits until ch is closed (nil) or ctx ends (ctx.Err()).
+func waitDone(ctx context.Context, ch <-chan struct{}) error {
+	select {
+	case <-ch:
+		return nil
+	default:
+	}
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // drain waits until nothing is in flight and the connections are quiet, or

@@ -278,3 +278,70 @@ func halfRequest(t *testing.T, addr string, p transport.Protocol) (net.Conn, []b
 	raw.Write(b[:len(b)/2])
 	return raw, b
 }
+
+// TestStopTwice: a second Stop while the first drains (a signal handler
+// and a deferred Stop, say) returns, like the first, only once Serve has
+// returned, or with its own context's error when that ends first.
+func TestStopTwice(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := server.New()
+	if err := s.RegisterService(echotest.EchoServiceInfo, &handler{}); err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	c := dial(t, ln.Addr().String(), transport.TTHeader)
+	args := &echotest.EchoEchoArgs{Req: &echotest.Request{Action: "sleep", Msg: "300ms"}}
+	if err := c.send("echo", thrift.CALL, 1, args, nil); err != nil {
+		t.Fatal(err)
+	}
+	for s.Stats().InFlight == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	first := make(chan error, 1)
+	go func() { first <- s.Stop(context.Background()) }()
+	for !s.Draining() {
+		time.Sleep(time.Millisecond)
+	}
+	expired, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.Stop(expired); !errors.Is(err, context.Canceled) {
+		t.Errorf("a second Stop with an ended context while the first drains = %v, want context.Canceled", err)
+	}
+	if err := s.Stop(context.Background()); err != nil {
+		t.Errorf("second Stop: %v", err)
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	default:
+		t.Error("a second Stop returned before Serve returned")
+		if err := <-served; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	}
+	if err := <-first; err != nil {
+		t.Errorf("first Stop: %v", err)
+	}
+	if res, rep := c.recvEcho(t); rep.ex != nil || res.Success == nil {
+		t.Errorf("the request in flight at Stop: %+v %+v", res, rep)
+	}
+	if err := s.Stop(context.Background()); err != nil {
+		t.Errorf("Stop after Stop returned: %v", err)
+	}
+}
+
+func (c *testConn) recvEcho(t *testing.T) (*echotest.EchoEchoResult, reply) {
+	t.Helper()
+	res := new(echotest.EchoEchoResult)
+	rep, err := c.recv(res)
+	if err != nil {
+		t.Fatalf("recv: %v", err)
+	}
+	return res, rep
+}
