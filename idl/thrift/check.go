@@ -24,6 +24,11 @@ type checker struct {
 	// current path of each typedef or const on it.
 	typedefOnPath map[*Typedef]int
 	constOnPath   map[*Const]int
+	// baseResolved holds the services whose Extends was looked up;
+	// chainFinal those whose chain of bases is known to end, without a
+	// cycle, so that walks of longer chains stop there.
+	baseResolved map[*Service]bool
+	chainFinal   map[*Service]bool
 }
 
 func (c *checker) errorf(pos Pos, format string, args ...any) {
@@ -38,6 +43,8 @@ func (c *checker) run() {
 	c.doneConsts = map[*Const]bool{}
 	c.typedefOnPath = map[*Typedef]int{}
 	c.constOnPath = map[*Const]int{}
+	c.baseResolved = map[*Service]bool{}
+	c.chainFinal = map[*Service]bool{}
 	for _, f := range c.files {
 		c.declare(f)
 	}
@@ -467,17 +474,29 @@ func (c *checker) checkService(f *File, s *Service) {
 			s.Base = d.(*Service)
 			seen := map[*Service]bool{s: true}
 			chain := []string{s.Name}
+			final := true
 			for b := s.Base; b != nil; b = b.Base {
+				if c.chainFinal[b] {
+					break // b's chain was walked: it ends, without a cycle
+				}
 				chain = append(chain, b.Name)
 				if seen[b] {
 					c.errorf(s.ExtendsPos, "service inheritance cycle: %s", strings.Join(chain, " -> "))
 					s.Base = nil
+					final = false
 					break
 				}
 				seen[b] = true
+				if !c.baseResolved[b] && b.Extends != "" {
+					final = false // b's base is not known yet
+				}
 			}
+			c.chainFinal[s] = final
 		}
+	} else {
+		c.chainFinal[s] = true
 	}
+	c.baseResolved[s] = true
 	names := map[string]*Function{}
 	goNames := map[string]*Function{}
 	for _, fn := range s.Functions {
