@@ -535,7 +535,7 @@ func (cs *connState) write(h *transport.Header, name string, typ thrift.MessageT
 	cs.writers.Add(1)
 	cs.wmu.Lock()
 	w := cs.conn.Writer()
-	err := transport.WriteMessage(w, cs.proto, h, name, typ, seq, body)
+	err := cs.writeMessage(w, h, name, typ, seq, body)
 	if err == nil {
 		cs.queued++
 	}
@@ -563,6 +563,20 @@ func (cs *connState) write(h *transport.Header, name string, typ thrift.MessageT
 		cs.conn.Close()
 	}
 	return err
+}
+
+// writeMessage is transport.WriteMessage with a panic of the body's codec
+// (a hand-written codec's bug, a response changed by another goroutine
+// while it is written) turned into an error, so that write never leaves the
+// write lock held.
+func (cs *connState) writeMessage(w buf.Writer, h *transport.Header, name string, typ thrift.MessageType, seq int32, body thrift.FastCodec) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			cs.s.stats.panics.Add(1)
+			err = rpcerr.New(rpcerr.Internal, fmt.Sprintf("server: panic writing the reply of %s: %v", name, r))
+		}
+	}()
+	return transport.WriteMessage(w, cs.proto, h, name, typ, seq, body)
 }
 
 func (cs *connState) queuedLen() int {

@@ -39,7 +39,9 @@
 // error becomes a Thrift ApplicationException (EXCEPTION message):
 // INTERNAL_ERROR with the error's text, or the handler's own
 // *thrift.ApplicationException. A handler panic is recovered and answered
-// with INTERNAL_ERROR carrying the panic value. An [rpcerr.BizStatusError] goes
+// with INTERNAL_ERROR carrying the panic value; a panic while encoding a
+// reply (a result changed by another goroutine as it is written) closes the
+// connection, which may hold half the reply. An [rpcerr.BizStatusError] goes
 // back over TTHeader as a normal reply with the "biz-status", "biz-message"
 // and "biz-extra" (JSON) string keys, as Kitex does; over Framed and Buffered,
 // which have no header, as INTERNAL_ERROR. An unknown method is answered

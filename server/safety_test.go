@@ -230,3 +230,68 @@ func Example() {
 	// hello
 	// <nil> <nil>
 }
+
+// panickyResult is a result whose encoding panics, as a hand-written codec
+// with a bug, or a response another goroutine changes while it is written.
+type panickyResult struct{}
+
+func (panickyResult) BLength() int                   { return 1 }
+func (panickyResult) FastWrite(b []byte) int         { panic("encoder bug") }
+func (panickyResult) FastRead(b []byte) (int, error) { return 0, nil }
+
+// TestReplyEncodingPanics: a reply whose encoding panics closes its
+// connection (its stream may hold half the reply) and leaves the server
+// whole: the write lock is not left held, so the connection's other
+// requests, and Stop, do not wait for ever.
+func TestReplyEncodingPanics(t *testing.T) {
+	info := &thrift.ServiceInfo{Name: "Panicky", Methods: []thrift.MethodInfo{{
+		Name:      "echo",
+		NewArgs:   func() thrift.FastCodec { return echotest.NewEchoEchoArgs() },
+		NewResult: func() thrift.FastCodec { return panickyResult{} },
+		Handler: func(ctx context.Context, handler any, args, result thrift.FastCodec) error {
+			if a := args.(*echotest.EchoEchoArgs); a.Req.Action == "sleep" {
+				time.Sleep(100 * time.Millisecond)
+			}
+			return nil
+		},
+	}}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := server.New()
+	if err := s.RegisterService(info, struct{}{}); err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	c := dial(t, ln.Addr().String(), transport.TTHeader)
+	c.conn.SetReadTimeout(3 * time.Second)
+	// The second request's reply is written after the first's panicked.
+	for seq, action := range []string{"now", "sleep"} {
+		args := &echotest.EchoEchoArgs{Req: &echotest.Request{Action: action}}
+		if err := c.send("echo", thrift.CALL, int32(seq), args, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	if rep, err := c.recv(nil); err == nil {
+		t.Fatalf("a reply whose encoding panicked: %+v", rep)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("the connection was left open (the read gave up after %v)", d)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if err := s.Stop(ctx); err != nil {
+		t.Errorf("Stop: %v", err)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	// The second reply panics too, unless the closed connection refuses it
+	// before encoding.
+	if n := s.Stats().Panics; n < 1 || n > 2 {
+		t.Errorf("Stats().Panics = %d, want 1 or 2", n)
+	}
+}
