@@ -93,8 +93,8 @@ func (o *options) validate() error {
 		return fmt.Errorf("unknown -impl %q (available: %s)", o.impl, strings.Join(implNames(), ", "))
 	}
 	switch {
-	case o.size < 0 || o.size > 4<<20:
-		return fmt.Errorf("-size %d: must be in [0, 4 MiB] (grpc-go refuses messages over 4 MiB by default)", o.size)
+	case o.size < 0 || o.size > maxSize:
+		return fmt.Errorf("-size %d: must be in [0, %d] (grpc-go refuses messages over 4 MiB by default, and the request holds more than msg)", o.size, maxSize)
 	case o.conc < 1 || o.conc > 10000:
 		return fmt.Errorf("-conc %d: must be in [1, 10000]", o.conc)
 	case o.rate < 0:
@@ -106,6 +106,12 @@ func (o *options) validate() error {
 	}
 	return nil
 }
+
+// maxSize is the largest -size: grpc-go refuses a received message over
+// 4 MiB by default, and a request (or reply) encodes action "echo" and the
+// length of msg besides msg, 11 bytes for a msg of 2 to 256 MiB; 64 bytes
+// are left.
+const maxSize = 4<<20 - 64
 
 func implNames() []string {
 	names := make([]string, 0, len(impls))

@@ -8,10 +8,14 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/petrel-rpc/petrel/bench/internal/proc"
+	"github.com/petrel-rpc/petrel/bench/rpc/pb"
 )
 
 // The tests run rpcbench as a real program: with asMainEnv set, the test
@@ -249,5 +253,30 @@ func TestCompareRefusesMixedConfigurations(t *testing.T) {
 	var out bytes.Buffer
 	if err := compare(strings.NewReader(base+line("grpc", 1024, 100, 0)), &out); err != nil {
 		t.Errorf("compare of one configuration: %v", err)
+	}
+}
+
+// TestMaxSizeFitsGRPC: the largest -size validate accepts must give a
+// request (and reply) that grpc-go takes with its default 4 MiB limit on a
+// received message; a msg of exactly 4 MiB was accepted before, and every
+// grpc call of such a run failed (the encoded request is 11 bytes longer).
+func TestMaxSizeFitsGRPC(t *testing.T) {
+	const grpcDefaultMaxRecv = 4 << 20
+	largest := -1
+	for _, size := range []int{maxSize, 4 << 20} {
+		o, err := parseFlags([]string{"-impl", "grpc", "-size", strconv.Itoa(size)}, &bytes.Buffer{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.validate() == nil {
+			largest = max(largest, size)
+		}
+	}
+	if largest < 0 {
+		t.Fatalf("validate refused -size %d", maxSize)
+	}
+	action, msg := requestFor(0, largest)
+	if n := proto.Size(&pb.Request{Action: action, Msg: msg}); n > grpcDefaultMaxRecv {
+		t.Errorf("-size %d is accepted, but its grpc request is %d bytes, over grpc-go's default limit %d", largest, n, grpcDefaultMaxRecv)
 	}
 }
