@@ -299,9 +299,12 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 		return err
 	}
 	args := m.getArgs()
-	ctx, err := decodeArgs(args, body, c.payload)
+	ctx, panicked, err := decodeArgs(args, body, c.payload)
 	r.Release()
 	if err != nil {
+		if panicked {
+			s.stats.panics.Add(1)
+		}
 		s.lim.ReleaseRequest()
 		m.putArgs(args)
 		if oneway {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/petrel-rpc/petrel/codec/thrift"
 	"github.com/petrel-rpc/petrel/transport"
@@ -79,8 +80,20 @@ func newCallCtx(body []byte) (*callCtx, []byte) {
 var errNoCompact = errors.New("the argument struct has no compact codec")
 
 // decodeArgs reads args from body (a view of the connection's input) and
-// returns the call's context.
-func decodeArgs(args thrift.FastCodec, body []byte, payload uint8) (*callCtx, error) {
+// returns the call's context. A panic of the arguments' codec (a
+// hand-written codec's bug) is returned as an error, so that the request
+// is answered and gives back its place in flight; panicked reports it.
+func decodeArgs(args thrift.FastCodec, body []byte, payload uint8) (ctx *callCtx, panicked bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			ctx, panicked, err = nil, true, fmt.Errorf("panic: %v", r)
+		}
+	}()
+	ctx, err = readArgs(args, body, payload)
+	return ctx, false, err
+}
+
+func readArgs(args thrift.FastCodec, body []byte, payload uint8) (*callCtx, error) {
 	if payload == transport.PayloadCompact {
 		cc, ok := args.(thrift.CompactCodec)
 		if !ok {

@@ -295,3 +295,64 @@ func TestReplyEncodingPanics(t *testing.T) {
 		t.Errorf("Stats().Panics = %d, want 1 or 2", n)
 	}
 }
+
+// panickyArgs is an argument struct whose decoding panics.
+type panickyArgs struct{}
+
+func (*panickyArgs) BLength() int                   { return 1 }
+func (*panickyArgs) FastWrite(b []byte) int         { b[0] = 0; return 1 }
+func (*panickyArgs) FastRead(b []byte) (int, error) { panic("decoder bug") }
+
+// TestArgsDecodingPanics: arguments whose decoding panics are answered as
+// undecodable (PROTOCOL_ERROR), and the request gives back its place in
+// flight: it does not hold WithMaxInFlight's capacity, Stats().InFlight or
+// Stop's drain for good.
+func TestArgsDecodingPanics(t *testing.T) {
+	info := &thrift.ServiceInfo{Name: "Panicky", Methods: []thrift.MethodInfo{{
+		Name:      "echo",
+		NewArgs:   func() thrift.FastCodec { return new(panickyArgs) },
+		NewResult: func() thrift.FastCodec { return echotest.NewEchoEchoResult() },
+		Handler: func(ctx context.Context, handler any, args, result thrift.FastCodec) error {
+			return nil
+		},
+	}}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := server.New(server.WithMaxInFlight(1))
+	if err := s.RegisterService(info, struct{}{}); err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	for _, p := range protocols {
+		c := dial(t, ln.Addr().String(), p)
+		args := &echotest.EchoEchoArgs{Req: &echotest.Request{Action: "echo"}}
+		if err := c.send("echo", thrift.CALL, 1, args, nil); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := c.recv(nil)
+		if err != nil || rep.ex == nil || rep.ex.Type != thrift.ExceptionProtocolError || !strings.Contains(rep.ex.Message, "decoder bug") {
+			t.Errorf("%v: reply %+v %v, want a PROTOCOL_ERROR naming the panic", p, rep.ex, err)
+		}
+		if n := s.Stats().InFlight; n != 0 {
+			t.Errorf("%v: Stats().InFlight = %d after the answer, want 0", p, n)
+		}
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.Stop(ctx); err != nil {
+		t.Errorf("Stop: %v", err)
+	}
+	if d := time.Since(start); d >= server.DefaultExitWaitTime {
+		t.Errorf("Stop drained for %v: a request was left in flight", d)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	if n := s.Stats().Panics; n != int64(len(protocols)) {
+		t.Errorf("Stats().Panics = %d, want %d", n, len(protocols))
+	}
+}
