@@ -258,7 +258,7 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 		r.Release()
 		return c.rejectAndFree(name, thrift.ExceptionInvalidMessageType, msg, !concurrent)
 	}
-	m := s.lookup(name, c.hdr.IntInfo[transport.KeyToService])
+	m := s.lookup(name, c.hdr.StrInfo[transport.StrKeyIDLService], c.hdr.IntInfo[transport.KeyToService])
 	if m == nil {
 		if typ == thrift.ONEWAY {
 			r.Release()

@@ -69,10 +69,14 @@ func (m *method) putResult(v thrift.FastCodec) {
 }
 
 // lookup finds the method a request names. name may alias the connection's
-// buffer: lookups do not keep it and do not allocate. svcName is the
-// TTHeader callee service ("" when none).
-func (s *Server) lookup(name, svcName string) *method {
-	if svcName != "" {
+// buffer: lookups do not keep it and do not allocate. idlSvc and toSvc are
+// the TTHeader IDL service name ("isn", which Kitex clients send) and
+// callee service ("" when none); the first registered chooses.
+func (s *Server) lookup(name, idlSvc, toSvc string) *method {
+	for _, svcName := range [2]string{idlSvc, toSvc} {
+		if svcName == "" {
+			continue
+		}
 		if ms, ok := s.bySvc[svcName]; ok {
 			if m, ok := ms[name]; ok {
 				return m

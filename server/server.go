@@ -114,6 +114,7 @@ func configErr(opt string, v any) error {
 //
 // Several services may share a server. Methods are found by their wire name;
 // when two services have a method of the same name, a TTHeader request's
+// IDL service name (the string key "isn", which Kitex clients send) or
 // callee service name (or an Apache multiplexed name "Service:method")
 // chooses, and other requests go to the service registered first.
 // RegisterService fails after Run or Serve, for a service name registered

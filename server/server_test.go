@@ -646,3 +646,30 @@ func TestServeClosesListenerOnError(t *testing.T) {
 		}
 	}
 }
+
+// TestIDLServiceNameChooses: a Kitex client of a server with several
+// services names the IDL service in the string key "isn" and puts its own
+// name for the callee (a PSM) in ToService; "isn" chooses between services
+// that have a method of the same name.
+func TestIDLServiceNameChooses(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := server.New()
+	second := *echotest.EchoServiceInfo
+	second.Name = "Echo2"
+	if err := s.RegisterService(&second, &fixedHandler{resp: &echotest.Response{Msg: "from Echo2"}}); err != nil {
+		t.Fatal(err)
+	}
+	serve(t, s, ln, &fixedHandler{resp: &echotest.Response{Msg: "from Echo"}})
+	c := dial(t, ln.Addr().String(), transport.TTHeader)
+	for i, svc := range []string{"Echo", "Echo2"} {
+		h := &transport.Header{}
+		h.SetInt(transport.KeyToService, "demo.echo.server")
+		h.SetStr(transport.StrKeyIDLService, svc)
+		if res, rep := c.call(int32(i), "echo", "", h); rep.ex != nil || res.Success.GetMsg() != "from "+svc {
+			t.Errorf("isn %s: %q %v", svc, res.Success.GetMsg(), rep.ex)
+		}
+	}
+}
