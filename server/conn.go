@@ -267,7 +267,7 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 		}
 		name = string([]byte(name)) // copy: name aliases the input
 		r.Release()
-		msg := "server: unknown method " + strconv.Quote(name)
+		msg := s.unknownMethodText(name)
 		if i := strings.IndexByte(name, ':'); i >= 0 {
 			// Apache's multiplexed clients ("Service:method") expect the
 			// reply under the bare method name.

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/petrel-rpc/petrel/codec/thrift"
@@ -96,4 +98,17 @@ func (s *Server) lookup(name, idlSvc, toSvc string) *method {
 		}
 	}
 	return nil
+}
+
+// unknownMethodText is the message that answers a request for name, which
+// lookup did not find: for an Apache multiplexed name "Service:method" it
+// says whether the service is unknown or lacks the method.
+func (s *Server) unknownMethodText(name string) string {
+	if svc, meth, ok := strings.Cut(name, ":"); ok {
+		if _, known := s.bySvc[svc]; !known {
+			return "server: unknown service " + strconv.Quote(svc) + " in the method name " + strconv.Quote(name)
+		}
+		return "server: service " + strconv.Quote(svc) + " has no method " + strconv.Quote(meth)
+	}
+	return "server: unknown method " + strconv.Quote(name)
 }

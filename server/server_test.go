@@ -673,3 +673,24 @@ func TestIDLServiceNameChooses(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownServiceSaysSo: a multiplexed name whose service is not
+// registered is answered with an UNKNOWN_METHOD exception that names the
+// unknown service, not the method (which another service may have).
+func TestUnknownServiceSaysSo(t *testing.T) {
+	_, _, addr := startServer(t)
+	c := dial(t, addr, transport.Framed)
+	cases := []struct{ name, want string }{
+		{"Nope:echo", `unknown service "Nope"`},
+		{"Echo:nope", `service "Echo" has no method "nope"`},
+	}
+	for i, tc := range cases {
+		if err := c.send(tc.name, thrift.CALL, int32(i), &echotest.EchoEchoArgs{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := c.recv(nil)
+		if err != nil || rep.ex == nil || rep.ex.Type != thrift.ExceptionUnknownMethod || !strings.Contains(rep.ex.Message, tc.want) {
+			t.Errorf("%s: %v %+v, want UNKNOWN_METHOD with %q", tc.name, err, rep.ex, tc.want)
+		}
+	}
+}
