@@ -425,6 +425,13 @@ func (p *Pool) Shutdown(ctx context.Context) error {
 	for _, w := range idle {
 		w.wake <- struct{}{} // fn is nil: exit
 	}
+	// A select with both ready picks either: done is checked first, so an
+	// ended ctx does not turn a completed shutdown into an error.
+	select {
+	case <-p.done:
+		return nil
+	default:
+	}
 	select {
 	case <-p.done:
 		return nil

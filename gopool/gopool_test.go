@@ -488,3 +488,21 @@ func TestRace(t *testing.T) {
 		t.Errorf("%d workers, bound 16", got)
 	}
 }
+
+// TestShutdownEndedCtxIdlePool checks that Shutdown with a context that has
+// already ended reports success when there is nothing to wait for (a pool
+// without workers): ctx.Err() would tell the caller that tasks were still
+// running.
+func TestShutdownEndedCtxIdlePool(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for i := range 200 {
+		p, err := gopool.New(gopool.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Shutdown(ctx); err != nil {
+			t.Fatalf("run %d: Shutdown of an empty pool with an ended ctx = %v, want nil", i, err)
+		}
+	}
+}
