@@ -30,7 +30,9 @@ func DialConnection(network, address string, timeout time.Duration) (Connection,
 }
 
 // DialContext dials address on network ("tcp", "tcp4", "tcp6" or "unix"). A
-// dial that times out returns an error with Timeout() true.
+// dial that times out returns an error with Timeout() true; one whose ctx is
+// canceled returns an error that wraps ctx.Err(). Either holds for a ctx that
+// has ended before the dial, even if the peer would accept at once.
 func (d *Dialer) DialContext(ctx context.Context, network, address string) (Connection, error) {
 	if d.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -40,6 +42,11 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (Conn
 	sa, raddr, err := resolve(ctx, network, address)
 	if err != nil {
 		return nil, dialErr(network, address, err)
+	}
+	// A connect can complete at once (a Unix socket, loopback TCP): without
+	// this check a dial whose context has ended would still succeed.
+	if err := ctx.Err(); err != nil {
+		return nil, dialErr(network, address, ctxDialErr(err))
 	}
 	family := unix.AF_INET
 	switch sa.(type) {
@@ -88,10 +95,7 @@ func (c *connection) waitConnected(ctx context.Context) error {
 		select {
 		case <-c.writeCh:
 		case <-ctx.Done():
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return errDialTimeout
-			}
-			return ctx.Err()
+			return ctxDialErr(ctx.Err())
 		}
 		v, err := unix.GetsockoptInt(c.op.fd, unix.SOL_SOCKET, unix.SO_ERROR)
 		if err != nil {
@@ -106,6 +110,15 @@ func (c *connection) waitConnected(ctx context.Context) error {
 			return os.NewSyscallError("connect", syscall.Errno(v))
 		}
 	}
+}
+
+// ctxDialErr is the error of a dial whose context ended with err: a timeout
+// for a deadline, err itself otherwise.
+func ctxDialErr(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return errDialTimeout
+	}
+	return err
 }
 
 func dialErr(network, address string, err error) error {
