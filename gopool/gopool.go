@@ -403,15 +403,19 @@ func (p *Pool) reap() {
 
 // Shutdown stops the pool from taking new tasks, lets queued and running tasks
 // finish and waits until every worker has exited or ctx is done, returning
-// ctx.Err() in that case (the workers still exit as their tasks end). It may be
-// called more than once and concurrently.
+// ctx.Err() in that case (the workers still exit as their tasks end). Workers
+// idle when it is called have no task to finish: it always waits for them,
+// so with none running it returns nil even if ctx has already ended. It may
+// be called more than once and concurrently.
 func (p *Pool) Shutdown(ctx context.Context) error {
 	p.mu.Lock()
 	var idle []*worker
+	onlyIdle := false // every worker is idle: none has a task to finish
 	if !p.closed {
 		p.closed = true
 		idle = p.idle
 		p.idle = nil
+		onlyIdle = p.workers == len(idle)
 		if p.reaper != nil {
 			p.reaper.Stop()
 			p.reaperOn = false
@@ -424,6 +428,12 @@ func (p *Pool) Shutdown(ctx context.Context) error {
 	p.mu.Unlock()
 	for _, w := range idle {
 		w.wake <- struct{}{} // fn is nil: exit
+	}
+	if onlyIdle {
+		// They exit as soon as they run, having no task: not worth an
+		// error even when ctx has already ended.
+		<-p.done
+		return nil
 	}
 	// A select with both ready picks either: done is checked first, so an
 	// ended ctx does not turn a completed shutdown into an error.

@@ -506,3 +506,33 @@ func TestShutdownEndedCtxIdlePool(t *testing.T) {
 		}
 	}
 }
+
+// TestShutdownEndedCtxIdleWorkers checks that Shutdown with a context that has
+// already ended reports success when no task runs: its idle workers exit at
+// once, without a task to wait for, so Shutdown waits for them (an event
+// loop's own pool keeps idle workers after its connections close).
+func TestShutdownEndedCtxIdleWorkers(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for i := range 50 {
+		p, err := gopool.New(gopool.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		wg.Add(3)
+		release := make(chan struct{})
+		for range 3 {
+			p.Go(func() { wg.Done(); <-release })
+		}
+		wg.Wait()
+		close(release)
+		waitFor(t, "three idle workers", func() bool { return p.Stats().Idle == 3 })
+		if err := p.Shutdown(ctx); err != nil {
+			t.Fatalf("run %d: Shutdown of an idle pool with an ended ctx = %v, want nil", i, err)
+		}
+		if st := p.Stats(); st.Workers != 0 {
+			t.Fatalf("run %d: after Shutdown: %+v, want no workers", i, st)
+		}
+	}
+}
