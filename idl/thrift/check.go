@@ -186,13 +186,8 @@ func declKindName(d Decl) string {
 // other typedefs and containers.
 func (c *checker) typedefCycle(td *Typedef, path []*Typedef) bool {
 	if i, ok := c.typedefOnPath[td]; ok {
-		names := make([]string, 0, len(path)-i+1)
-		for _, q := range path[i:] {
-			names = append(names, q.Name)
-		}
-		names = append(names, td.Name)
 		if !c.badTypedefs[td] {
-			c.errorf(td.Pos, "typedef cycle: %s", strings.Join(names, " -> "))
+			c.errorf(td.Pos, "typedef cycle: %s", cycleText(path[i:], td, func(q *Typedef) string { return q.Name }))
 		}
 		for _, q := range path[i:] {
 			c.badTypedefs[q] = true
@@ -295,16 +290,21 @@ func (c *checker) resolveValue(f *File, v *ConstValue, ctx string) {
 	}
 }
 
+// cycleText is "a -> b -> ... -> last" for a cycle found on a walk: the
+// path from last's first visit, then last again.
+func cycleText[T any](cycle []T, last T, name func(T) string) string {
+	names := make([]string, 0, len(cycle)+1)
+	for _, q := range cycle {
+		names = append(names, name(q))
+	}
+	return strings.Join(append(names, name(last)), " -> ")
+}
+
 // constCycle reports a const whose value refers back to itself.
 func (c *checker) constCycle(k *Const, path []*Const) {
 	if i, ok := c.constOnPath[k]; ok {
-		names := make([]string, 0, len(path)-i+1)
-		for _, q := range path[i:] {
-			names = append(names, q.Name)
-		}
-		names = append(names, k.Name)
 		if !c.badConsts[k] {
-			c.errorf(k.Pos, "constant cycle: %s", strings.Join(names, " -> "))
+			c.errorf(k.Pos, "constant cycle: %s", cycleText(path[i:], k, func(q *Const) string { return q.Name }))
 		}
 		for _, q := range path[i:] {
 			c.badConsts[q] = true
