@@ -248,15 +248,7 @@ func TestDNSWatchRefresh(t *testing.T) {
 	f := newFake()
 	f.set("svc", "10.0.0.1")
 	t.Cleanup(discovery.SetMinDNSRefresh(time.Millisecond))
-	d, err := discovery.NewDNS(discovery.DNSConfig{Refresh: 5 * time.Millisecond, LookupHost: f.lookupHost})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := d.Watch(context.Background(), "svc:1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := watchSvc(t, discovery.DNSConfig{Refresh: 5 * time.Millisecond, LookupHost: f.lookupHost})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	list, err := w.Next(ctx)
@@ -357,15 +349,7 @@ func TestDNSRetryAfterFailure(t *testing.T) {
 	f.set("svc", "10.0.0.1")
 	f.fail(errors.New("server misbehaving"))
 	t.Cleanup(discovery.SetMinDNSRefresh(20 * time.Millisecond))
-	d, err := discovery.NewDNS(discovery.DNSConfig{Refresh: time.Hour, LookupHost: f.lookupHost})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := d.Watch(context.Background(), "svc:1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := watchSvc(t, discovery.DNSConfig{Refresh: time.Hour, LookupHost: f.lookupHost})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	start := time.Now()
@@ -385,4 +369,20 @@ func TestDNSRetryAfterFailure(t *testing.T) {
 	if n := f.count(); n != 4 {
 		t.Fatalf("%d lookups, want 4", n)
 	}
+}
+
+// watchSvc watches "svc:1" with a DNS resolver of cfg; the test's end
+// closes the watcher.
+func watchSvc(t *testing.T, cfg discovery.DNSConfig) discovery.Watcher {
+	t.Helper()
+	d, err := discovery.NewDNS(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := d.Watch(context.Background(), "svc:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return w
 }

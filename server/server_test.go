@@ -521,10 +521,11 @@ func TestRegisterServiceErrors(t *testing.T) {
 	}
 }
 
-// TestSeveralServices: two services with the same method names on one
-// server; the TTHeader callee name or a multiplexed name chooses, and other
-// requests go to the service registered first.
-func TestSeveralServices(t *testing.T) {
+// serveEchoAndEcho2 serves two services with the same methods, Echo (first)
+// and Echo2, whose handlers answer "from Echo" and "from Echo2", and returns
+// the address.
+func serveEchoAndEcho2(t *testing.T) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -536,7 +537,14 @@ func TestSeveralServices(t *testing.T) {
 		t.Fatal(err)
 	}
 	serve(t, s, ln, &fixedHandler{resp: &echotest.Response{Msg: "from Echo"}})
-	addr := ln.Addr().String()
+	return ln.Addr().String()
+}
+
+// TestSeveralServices: two services with the same method names on one
+// server; the TTHeader callee name or a multiplexed name chooses, and other
+// requests go to the service registered first.
+func TestSeveralServices(t *testing.T) {
+	addr := serveEchoAndEcho2(t)
 
 	c := dial(t, addr, transport.TTHeader)
 	h := &transport.Header{}
@@ -652,18 +660,7 @@ func TestServeClosesListenerOnError(t *testing.T) {
 // name for the callee (a PSM) in ToService; "isn" chooses between services
 // that have a method of the same name.
 func TestIDLServiceNameChooses(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := server.New()
-	second := *echotest.EchoServiceInfo
-	second.Name = "Echo2"
-	if err := s.RegisterService(&second, &fixedHandler{resp: &echotest.Response{Msg: "from Echo2"}}); err != nil {
-		t.Fatal(err)
-	}
-	serve(t, s, ln, &fixedHandler{resp: &echotest.Response{Msg: "from Echo"}})
-	c := dial(t, ln.Addr().String(), transport.TTHeader)
+	c := dial(t, serveEchoAndEcho2(t), transport.TTHeader)
 	for i, svc := range []string{"Echo", "Echo2"} {
 		h := &transport.Header{}
 		h.SetInt(transport.KeyToService, "demo.echo.server")
