@@ -1,13 +1,19 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"go/format"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -237,5 +243,104 @@ func TestGenFlagsAfterFile(t *testing.T) {
 	}
 	if first, _, _ := strings.Cut(errb.String(), "\n"); !strings.Contains(first, `want exactly one IDL file, got 2: a.thrift b.thrift`) {
 		t.Errorf("two files: %s", first)
+	}
+}
+
+// TestScaffoldServerRuns builds the -service skeleton's server as a user
+// would and runs it: on a taken port it exits 1 saying so without claiming
+// to serve; on port 0 it announces the port it listens on, answers there,
+// and on SIGTERM reports that Stop has finished and exits 0.
+func TestScaffoldServerRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the skeleton with the go command")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("sends SIGTERM")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	idl := filepath.Join(dir, "greeter.thrift")
+	if err := os.WriteFile(idl, []byte("namespace go greeter\nservice Greeter { string greet(1: string name) }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gomod := fmt.Sprintf("module example.com/you\n\ngo 1.26.0\n\nrequire github.com/petrel-rpc/petrel v0.0.0\n\nreplace github.com/petrel-rpc/petrel => %s\n", root)
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The runtime module's checksums, so that the go command need not ask
+	// the checksum database.
+	sums, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sums, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"gen", "-out", filepath.Join(dir, "server"), "-module", "example.com/you/server", "-service", "Greeter", idl}, &stdout, &stderr); code != 0 {
+		t.Fatalf("petrel gen: exit %d: %s", code, stderr.String())
+	}
+	bin := filepath.Join(dir, "greeter-server")
+	build := exec.Command("go", "build", "-o", bin, "./server")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod -buildvcs=false", "GOPROXY=off")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build of the skeleton: %v\n%s", err, out)
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "-addr", ln.Addr().String()).CombinedOutput()
+	ln.Close()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !bytes.Contains(out, []byte("address already in use")) {
+		t.Errorf("the skeleton on a taken port: %v, want exit status 1 saying the address is in use:\n%s", err, out)
+	}
+	if bytes.Contains(out, []byte("serving")) {
+		t.Errorf("the skeleton on a taken port claimed to serve:\n%s", out)
+	}
+
+	cmd := exec.CommandContext(ctx, bin, "-addr", "127.0.0.1:0")
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(pipe)
+	lines.Scan()
+	first := lines.Text()
+	_, addr, _ := strings.Cut(first, "serving Greeter on ")
+	if _, port, err := net.SplitHostPort(addr); err != nil || port == "0" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("the skeleton's first line is %q, want \"serving Greeter on ADDR\" with the port it listens on", first)
+	}
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Errorf("dialing the announced address: %v", err)
+	} else {
+		conn.Close()
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	last := first
+	for lines.Scan() {
+		last = lines.Text()
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("after SIGTERM the skeleton exited with %v, want status 0", err)
+	}
+	if !strings.HasSuffix(last, "stopped") {
+		t.Errorf("after SIGTERM the skeleton's last line is %q, want it to report that Stop finished", last)
 	}
 }

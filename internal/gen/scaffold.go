@@ -83,30 +83,42 @@ func Scaffold(f *thrift.File, service string, opt Options) ([]File, error) {
 
 	// main.go
 	mg := g.scaffoldFile(f, mainPkg)
-	for _, p := range []string{"context", "flag", "log", "os", "os/signal", "syscall", "time"} {
+	for _, p := range []string{"context", "errors", "flag", "log", "net", "os", "os/signal", "syscall", "time"} {
 		mg.imports[p] = p[strings.LastIndexByte(p, '/')+1:]
 	}
 	mg.imports[ServerImportPath] = "server"
 	n := g.svcNames[svc]
 	mg.p("func main() {")
-	mg.p("addr := flag.String(\"addr\", \":8888\", \"address to listen on (host:port)\")")
+	mg.p("addr := flag.String(\"addr\", \":8888\", \"address to listen on (host:port; port 0 picks a free one)\")")
 	mg.p("flag.Parse()")
-	mg.p("s := %s(new(handler), server.WithListenAddress(*addr))", mg.qualName(svc.File, n.newServer))
+	mg.p("// Listen before saying anything: a port in use fails here, and the log")
+	mg.p("// shows the port chosen for port 0.")
+	mg.p("ln, err := net.Listen(\"tcp\", *addr)")
+	mg.p("if err != nil {")
+	mg.p("log.Fatal(err)")
+	mg.p("}")
+	mg.p("s := %s(new(handler), server.WithListener(ln))", mg.qualName(svc.File, n.newServer))
 	mg.p("// Stop gracefully on SIGINT or SIGTERM: finish the calls in progress.")
 	mg.p("sig := make(chan os.Signal, 1)")
 	mg.p("signal.Notify(sig, os.Interrupt, syscall.SIGTERM)")
+	mg.p("stopped := make(chan error, 1)")
 	mg.p("go func() {")
 	mg.p("<-sig")
 	mg.p("ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)")
 	mg.p("defer cancel()")
-	mg.p("if err := s.Stop(ctx); err != nil {")
-	mg.p("%s", `log.Printf("stop: %v", err)`)
-	mg.p("}")
+	mg.p("stopped <- s.Stop(ctx)")
 	mg.p("}()")
-	mg.p("log.Printf(\"serving %s on %%s\", *addr)", svc.Name)
-	mg.p("if err := s.Run(); err != nil {")
+	mg.p("log.Printf(\"serving %s on %%s\", ln.Addr())", svc.Name)
+	mg.p("// Run returns once Stop has stopped accepting (ErrServerStopped if the")
+	mg.p("// signal came before it started); Stop may still be closing")
+	mg.p("// connections, so wait for it before exiting.")
+	mg.p("if err := s.Run(); err != nil && !errors.Is(err, server.ErrServerStopped) {")
 	mg.p("log.Fatal(err)")
 	mg.p("}")
+	mg.p("if err := <-stopped; err != nil {")
+	mg.p("%s", `log.Fatalf("stop: %v", err)`)
+	mg.p("}")
+	mg.p("log.Print(\"stopped\")")
 	mg.p("}")
 	mainSrc, err := mg.scaffoldSource(fmt.Sprintf("// Command main serves service %s; written by petrel gen -service as a\n// starting point (petrel gen never overwrites this file). Run it with\n// -addr host:port.\n", svc.Name), true)
 	if err != nil {
@@ -123,7 +135,7 @@ func Scaffold(f *thrift.File, service string, opt Options) ([]File, error) {
 func (g *generator) scaffoldFile(f *thrift.File, pkg *pkgInfo) *fileGen {
 	fg := &fileGen{g: g, f: f, pkg: pkg, buf: &bytes.Buffer{}, imports: map[string]string{}, aliases: reservedAliases()}
 	fg.paramAvoid = map[string]bool{}
-	for _, s := range []string{"flag", "log", "os", "signal", "syscall", "time", "main", "handler", "errNotImplemented", "addr", "sig", "cancel"} {
+	for _, s := range []string{"flag", "log", "net", "os", "signal", "syscall", "time", "main", "handler", "errNotImplemented", "addr", "ln", "sig", "stopped", "cancel"} {
 		fg.aliases[s] = true
 		fg.paramAvoid[s] = true
 	}
