@@ -276,9 +276,9 @@ func (c *connection) startServing() {
 }
 
 // notServed closes a connection accepted and prepared that will not be
-// served, running OnDisconnect for it, since OnPrepare may have counted it.
-// Unless it is registered (then it is closed like any other), the caller
-// closes the fd.
+// served, running OnDisconnect for it, since OnPrepare may have counted it,
+// and its close callbacks. Unless it is registered (then it is closed like
+// any other), the caller closes the fd.
 func (l *EventLoop) notServed(c *connection, err error, registered bool) {
 	for {
 		s := c.state.Load()
@@ -294,6 +294,8 @@ func (l *EventLoop) notServed(c *connection, err error, registered bool) {
 			}
 			if registered {
 				c.closed()
+			} else {
+				c.runCloseCallbacks() // OnPrepare may have added some
 			}
 			break
 		}
