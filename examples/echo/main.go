@@ -1,7 +1,7 @@
-// Command echo is Petrel's demo at this stage: an echo server and client over
-// Petrel's netpoll. It shows a few round trips, then loads the server from
-// several connections for a few seconds and prints QPS and latency
-// percentiles.
+// Command echo is an echo server and client over Petrel's netpoll alone, with
+// no RPC layer (`make demo` runs the RPC example, examples/hello). It shows a
+// few round trips, then loads the server from several connections for a few
+// seconds and prints QPS and latency percentiles.
 //
 //	go run ./examples/echo [-conns 50] [-size 1024] [-duration 5s]
 package main
