@@ -30,7 +30,7 @@ import (
 func main() {
 	callers := flag.Int("callers", 50, "concurrent callers in the benchmark")
 	duration := flag.Duration("duration", 5*time.Second, "length of the benchmark")
-	pool := flag.String("pool", "long", "client connections: long (a pooled connection per call in flight) or mux (4 shared connections)")
+	pool := flag.String("pool", "long", fmt.Sprintf("client connections: long (a pooled connection per call in flight) or mux (%d shared connections)", client.DefaultMuxConnections))
 	size := flag.Int("size", 64, "bytes of the message each benchmark call echoes")
 	flag.Parse()
 	if err := run(*callers, *duration, *pool, *size); err != nil {
