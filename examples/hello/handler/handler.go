@@ -4,6 +4,7 @@ package handler
 import (
 	"context"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/petrel-rpc/petrel/examples/hello/gen/hello"
 )
@@ -32,7 +33,12 @@ func (h *Handler) Greet(ctx context.Context, name string) (string, error) {
 	case name == "":
 		return "", &hello.InvalidName{Name: name, Reason: "the name is empty"}
 	case len(name) > MaxNameLen:
-		return "", &hello.InvalidName{Name: name[:MaxNameLen] + "...", Reason: "the name is longer than 64 bytes"}
+		// Cut between characters: a Thrift string is UTF-8.
+		cut := MaxNameLen
+		for cut > 0 && !utf8.RuneStart(name[cut]) {
+			cut--
+		}
+		return "", &hello.InvalidName{Name: name[:cut] + "...", Reason: "the name is longer than 64 bytes"}
 	}
 	return "hello, " + name, nil
 }
