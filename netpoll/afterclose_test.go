@@ -184,3 +184,31 @@ func TestCloseCallbacksOfConnectionNotServed(t *testing.T) {
 		})
 	}
 }
+
+// TestReadDeadlineExtendedOrClearedWhileWaiting: a read deadline moved later,
+// or cleared, while a read waits no longer ends that read at the old
+// deadline; the read returns the bytes that come after it.
+func TestReadDeadlineExtendedOrClearedWhileWaiting(t *testing.T) {
+	for _, later := range []time.Time{time.Now().Add(time.Hour), {}} {
+		c, s := dialTCP(t)
+		c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+		res := make(chan error, 1)
+		go func() {
+			_, err := c.Reader().Next(1)
+			res <- err
+		}()
+		c.SetReadDeadline(later)
+		time.Sleep(150 * time.Millisecond) // past the old deadline
+		select {
+		case err := <-res:
+			t.Fatalf("deadline moved to %v: the read ended at the old one: %v", later, err)
+		default:
+		}
+		s.Write([]byte("x"))
+		within(t, "read after the peer wrote", func() {
+			if err := <-res; err != nil {
+				t.Errorf("deadline moved to %v: read: %v", later, err)
+			}
+		})
+	}
+}
