@@ -31,9 +31,21 @@ func main() {
 	}
 }
 
+// Bounds of the flags.
+const (
+	maxSize     = 16 << 20
+	maxConns    = 10000
+	maxInFlight = 1 << 30
+)
+
 func run(conns, size int, duration time.Duration) error {
 	if conns < 1 || size < 1 || duration <= 0 {
 		return fmt.Errorf("need -conns >= 1, -size >= 1 and -duration > 0")
+	}
+	// Each connection holds a message in flight at each end: bound what
+	// the flags make the load phase allocate.
+	if size > maxSize || conns > maxConns || conns*size > maxInFlight {
+		return fmt.Errorf("-conns %d -size %d: want -size <= %d, -conns <= %d and -conns × -size <= %d bytes", conns, size, maxSize, maxConns, maxInFlight)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -39,9 +39,20 @@ func main() {
 	}
 }
 
+// Bounds of the flags: the size leaves room in a frame of the default
+// maximum message size for the rest of the request.
+const (
+	maxCallers = 10000
+	maxSize    = client.DefaultMaxMessageSize - 1024
+)
+
 func run(callers int, duration time.Duration, pool string, size int) error {
 	if callers < 1 || duration <= 0 || size < 0 {
 		return errors.New("need -callers >= 1, -duration > 0 and -size >= 0")
+	}
+	// Each caller keeps 256 KiB of latencies and a message in flight.
+	if callers > maxCallers || size > maxSize {
+		return fmt.Errorf("-callers %d -size %d: want -callers <= %d and -size <= %d", callers, size, maxCallers, maxSize)
 	}
 	var poolOpt client.Option
 	switch pool {
