@@ -29,27 +29,49 @@ func DialConnection(network, address string, timeout time.Duration) (Connection,
 	return d.DialContext(context.Background(), network, address)
 }
 
-// DialContext dials address on network ("tcp", "tcp4", "tcp6" or "unix"). A
-// dial that times out returns an error with Timeout() true; one whose ctx is
-// canceled returns an error that wraps ctx.Err(). Either holds for a ctx that
-// has ended before the dial, even if the peer would accept at once.
+// DialContext dials address on network ("tcp", "tcp4", "tcp6" or "unix").
+// A host name that resolves to several addresses is dialed at each in turn,
+// in the resolver's order, until one connects; if none does, the error is
+// that of the first. A dial that times out returns an error with Timeout()
+// true; one whose ctx is canceled returns an error that wraps ctx.Err().
+// Either holds for a ctx that has ended before the dial, even if the peer
+// would accept at once.
 func (d *Dialer) DialContext(ctx context.Context, network, address string) (Connection, error) {
 	if d.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, d.Timeout)
 		defer cancel()
 	}
-	sa, raddr, err := resolve(ctx, network, address)
+	targets, err := resolve(ctx, network, address)
 	if err != nil {
 		return nil, dialErr(network, address, err)
 	}
-	// A connect can complete at once (a Unix socket, loopback TCP): without
-	// this check a dial whose context has ended would still succeed.
+	var first error
+	for _, tg := range targets {
+		// A connect can complete at once (a Unix socket, loopback TCP):
+		// without this check a dial whose context has ended would still
+		// succeed.
+		if err := ctx.Err(); err != nil {
+			return nil, dialErr(network, address, ctxDialErr(err))
+		}
+		c, err := dialOne(ctx, tg)
+		if err == nil {
+			return c, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, dialErr(network, address, ctxDialErr(err))
 	}
+	return nil, dialErr(network, address, first)
+}
+
+// dialOne connects to one resolved address.
+func dialOne(ctx context.Context, tg target) (*connection, error) {
 	family := unix.AF_INET
-	switch sa.(type) {
+	switch tg.sa.(type) {
 	case *unix.SockaddrInet6:
 		family = unix.AF_INET6
 	case *unix.SockaddrUnix:
@@ -57,29 +79,29 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (Conn
 	}
 	fd, err := newSocket(family)
 	if err != nil {
-		return nil, dialErr(network, address, err)
+		return nil, err
 	}
-	c := newConnection(fd, nil, nil, raddr)
-	err = unix.Connect(fd, sa)
+	c := newConnection(fd, nil, nil, tg.addr)
+	err = unix.Connect(fd, tg.sa)
 	if err != nil && err != unix.EINPROGRESS {
 		closeFD(fd)
-		return nil, dialErr(network, address, os.NewSyscallError("connect", err))
+		return nil, os.NewSyscallError("connect", err)
 	}
 	c.dialing.Store(true)
 	if err := defaultManager.register(&c.op, wantWrite); err != nil {
 		closeFD(fd)
-		return nil, dialErr(network, address, err)
+		return nil, err
 	}
 	if err != nil { // EINPROGRESS: wait until the socket is writable
 		if err := c.waitConnected(ctx); err != nil {
 			c.closeWith(err)
-			return nil, dialErr(network, address, err)
+			return nil, err
 		}
 	}
 	c.dialing.Store(false)
 	if err := c.op.setInterest(wantRead); err != nil {
 		c.closeWith(err)
-		return nil, dialErr(network, address, err)
+		return nil, err
 	}
 	if lsa, err := unix.Getsockname(fd); err == nil {
 		c.local = sockaddrToAddr(lsa)
@@ -133,24 +155,31 @@ type addrString struct{ network, address string }
 func (a addrString) Network() string { return a.network }
 func (a addrString) String() string  { return a.address }
 
-// resolve turns address into a socket address.
-func resolve(ctx context.Context, network, address string) (unix.Sockaddr, net.Addr, error) {
+// target is one address to dial: the socket address and the net.Addr the
+// connection reports as its remote address.
+type target struct {
+	sa   unix.Sockaddr
+	addr net.Addr
+}
+
+// resolve turns address into the socket addresses to dial, in order.
+func resolve(ctx context.Context, network, address string) ([]target, error) {
 	switch network {
 	case "unix":
-		return &unix.SockaddrUnix{Name: address}, &net.UnixAddr{Name: address, Net: "unix"}, nil
+		return []target{{&unix.SockaddrUnix{Name: address}, &net.UnixAddr{Name: address, Net: "unix"}}}, nil
 	case "tcp", "tcp4", "tcp6":
 	default:
-		return nil, nil, fmt.Errorf("netpoll: unsupported network %q (want tcp, tcp4, tcp6 or unix)", network)
+		return nil, fmt.Errorf("netpoll: unsupported network %q (want tcp, tcp4, tcp6 or unix)", network)
 	}
 	host, portStr, err := net.SplitHostPort(address)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	port, err := strconv.Atoi(portStr)
 	if err != nil {
 		port, err = net.DefaultResolver.LookupPort(ctx, network, portStr)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	var ips []net.IP
@@ -162,23 +191,26 @@ func resolve(ctx context.Context, network, address string) (unix.Sockaddr, net.A
 		}
 		addrs, err := net.DefaultResolver.LookupIPAddr(ctx, host)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		for _, a := range addrs {
 			ips = append(ips, a.IP)
 		}
 	}
+	var targets []target
 	for _, ip := range ips {
 		if ip4 := ip.To4(); ip4 != nil && network != "tcp6" {
 			sa := &unix.SockaddrInet4{Port: port}
 			copy(sa.Addr[:], ip4)
-			return sa, &net.TCPAddr{IP: ip4, Port: port}, nil
-		}
-		if ip.To4() == nil && network != "tcp4" {
+			targets = append(targets, target{sa, &net.TCPAddr{IP: ip4, Port: port}})
+		} else if ip.To4() == nil && network != "tcp4" {
 			sa := &unix.SockaddrInet6{Port: port}
 			copy(sa.Addr[:], ip.To16())
-			return sa, &net.TCPAddr{IP: ip, Port: port}, nil
+			targets = append(targets, target{sa, &net.TCPAddr{IP: ip, Port: port}})
 		}
 	}
-	return nil, nil, fmt.Errorf("netpoll: no %s address for %q", network, host)
+	if len(targets) == 0 {
+		return nil, fmt.Errorf("netpoll: no %s address for %q", network, host)
+	}
+	return targets, nil
 }
