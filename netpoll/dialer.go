@@ -182,35 +182,50 @@ func resolve(ctx context.Context, network, address string) ([]target, error) {
 			return nil, err
 		}
 	}
-	var ips []net.IP
+	var ips []net.IPAddr
 	if ip := net.ParseIP(host); ip != nil {
-		ips = []net.IP{ip}
+		ips = []net.IPAddr{{IP: ip}}
 	} else {
 		if host == "" {
 			host = "localhost"
 		}
-		addrs, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+		// Also parses a literal with a zone ("fe80::1%eth0").
+		ips, err = net.DefaultResolver.LookupIPAddr(ctx, host)
 		if err != nil {
 			return nil, err
 		}
-		for _, a := range addrs {
-			ips = append(ips, a.IP)
-		}
 	}
 	var targets []target
-	for _, ip := range ips {
-		if ip4 := ip.To4(); ip4 != nil && network != "tcp6" {
+	for _, a := range ips {
+		if ip4 := a.IP.To4(); ip4 != nil && network != "tcp6" {
 			sa := &unix.SockaddrInet4{Port: port}
 			copy(sa.Addr[:], ip4)
 			targets = append(targets, target{sa, &net.TCPAddr{IP: ip4, Port: port}})
-		} else if ip.To4() == nil && network != "tcp4" {
-			sa := &unix.SockaddrInet6{Port: port}
-			copy(sa.Addr[:], ip.To16())
-			targets = append(targets, target{sa, &net.TCPAddr{IP: ip, Port: port}})
+		} else if ip4 == nil && network != "tcp4" {
+			// The zone names the interface of a link-local address,
+			// without which the kernel refuses the connect.
+			sa := &unix.SockaddrInet6{Port: port, ZoneId: zoneIndex(a.Zone)}
+			copy(sa.Addr[:], a.IP.To16())
+			targets = append(targets, target{sa, &net.TCPAddr{IP: a.IP, Port: port, Zone: a.Zone}})
 		}
 	}
 	if len(targets) == 0 {
 		return nil, fmt.Errorf("netpoll: no %s address for %q", network, host)
 	}
 	return targets, nil
+}
+
+// zoneIndex returns the interface index an IPv6 zone names: an interface's
+// name or its index in decimal (0 for none or an unknown one).
+func zoneIndex(zone string) uint32 {
+	if zone == "" {
+		return 0
+	}
+	if ifi, err := net.InterfaceByName(zone); err == nil {
+		return uint32(ifi.Index)
+	}
+	if n, err := strconv.ParseUint(zone, 10, 32); err == nil {
+		return uint32(n)
+	}
+	return 0
 }
