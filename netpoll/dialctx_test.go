@@ -61,17 +61,8 @@ func TestDialEndedContext(t *testing.T) {
 	}
 	defer unixLn.Close()
 	// Accept (and close) whatever connects, so that the backlog never fills.
-	for _, ln := range []net.Listener{tcp, unixLn} {
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				c.Close()
-			}
-		}()
-	}
+	go closeAccepted(tcp)
+	go closeAccepted(unixLn)
 
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()

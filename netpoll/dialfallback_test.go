@@ -70,15 +70,7 @@ func TestDialTriesEveryAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	go closeAccepted(ln)
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	saved := net.DefaultResolver
 	defer func() { net.DefaultResolver = saved }()
@@ -92,6 +84,17 @@ func TestDialTriesEveryAddress(t *testing.T) {
 		c, err := netpoll.DialConnection("tcp", net.JoinHostPort("twohosts.test.", port), 5*time.Second)
 		if err != nil {
 			t.Fatalf("dial with addresses %v: %v", addrs, err)
+		}
+		c.Close()
+	}
+}
+
+// closeAccepted accepts connections and closes them until ln is closed.
+func closeAccepted(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
 		}
 		c.Close()
 	}
