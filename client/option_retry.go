@@ -49,9 +49,10 @@ func (g *govState) requestWritten() {
 // reply to an attempt that timed out is not taken for a retry's reply.
 // Each attempt of a backup-request call runs with a call state and a result
 // value of its own (the result type must be a pointer to a struct, as
-// generated results are) in a context derived from Call's context: values
-// that middleware outside the retry middleware added to the context are
-// not seen by backup attempts.
+// generated results are) in a context derived from the one the retry
+// middleware got, so that it sends the metainfo the tracer and the
+// middleware outside added; the winner's result, addresses and tracer
+// timings become the call's.
 func WithRetry(r *retry.Retryer) Option {
 	return optionFunc(func(c *config) {
 		if r == nil {
@@ -76,9 +77,14 @@ func (c *Client) governance() []endpoint.Middleware {
 }
 
 // fork makes an attempt of a backup-request call (retry.Fork): a call
-// state of its own, based on a cancelable child of the caller's context
-// (never on the pooled call state, which Call reuses), with the call's rpcinfo,
-// deadline and a new sequence id, and a new result value of resp's type.
+// state of its own, with the call's rpcinfo, deadline and a new sequence
+// id, and a new result value of resp's type. Its context is a cancelable
+// child of ctx, the one the retry middleware got, so that the attempt
+// sends the metainfo the tracer and the middleware outside added, and
+// keeps their deadlines. The retry middleware cancels every attempt before
+// the call returns, so nothing stays registered on the call's context.
+// The winner's addresses, sequence id and tracer timings become the
+// call's.
 func (c *Client) fork(ctx context.Context, resp any) (context.Context, any, <-chan struct{}, context.CancelFunc, func(bool)) {
 	parent := stateOf(ctx)
 	if parent == nil {
@@ -93,16 +99,23 @@ func (c *Client) fork(ctx context.Context, resp any) (context.Context, any, <-ch
 		}
 		aresp = reflect.New(rv.Type().Elem()).Interface()
 	}
-	base, cancel := context.WithCancel(parent.ctx())
+	base, cancel := context.WithCancel(ctx)
 	cs := getCallState(base)
 	cs.ri = parent.ri
 	cs.ri.SeqID = c.seq.Add(1)
 	cs.oneway, cs.deadline, cs.cc = parent.oneway, parent.deadline, parent.cc
+	cs.tracing = parent.tracing
 	sent := make(chan struct{})
 	cs.gov.argsDone = sent
 	done := func(won bool) {
-		if won && aresp != nil {
-			rv.Elem().Set(reflect.ValueOf(aresp).Elem())
+		if won {
+			if aresp != nil {
+				rv.Elem().Set(reflect.ValueOf(aresp).Elem())
+			}
+			parent.ri.SeqID, parent.ri.LocalAddr, parent.ri.RemoteAddr = cs.ri.SeqID, cs.ri.LocalAddr, cs.ri.RemoteAddr
+			if cs.tracing {
+				parent.st.Send, parent.st.Receive, parent.st.ResponseSize = cs.st.Send, cs.st.Receive, cs.st.ResponseSize
+			}
 		}
 		cs.gov.requestWritten()
 		putCallState(cs)

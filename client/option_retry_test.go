@@ -13,9 +13,13 @@ import (
 
 	"github.com/petrel-rpc/petrel/client"
 	"github.com/petrel-rpc/petrel/codec/thrift"
+	"github.com/petrel-rpc/petrel/endpoint"
+	"github.com/petrel-rpc/petrel/metainfo"
 	"github.com/petrel-rpc/petrel/retry"
 	"github.com/petrel-rpc/petrel/rpcerr"
+	"github.com/petrel-rpc/petrel/rpcinfo"
 	"github.com/petrel-rpc/petrel/server"
+	"github.com/petrel-rpc/petrel/stats"
 )
 
 // govHandler answers the methods "get" (idempotent in the tests' retry
@@ -333,6 +337,66 @@ func TestBackupResultIsTheWinners(t *testing.T) {
 	}
 	if string(res.Success) != "fast" || time.Since(start) > 200*time.Millisecond {
 		t.Fatalf("got %q after %v; want the backup's reply at once", res.Success, time.Since(start))
+	}
+}
+
+// traceTagger is a tracer that adds metainfo to the call's context and
+// keeps the stats it is given.
+type traceTagger struct{ st stats.Stats }
+
+func (tt *traceTagger) Start(ctx context.Context) context.Context {
+	return metainfo.WithValue(ctx, "trace", "t1")
+}
+
+func (tt *traceTagger) Finish(ctx context.Context, st *stats.Stats) { tt.st = *st }
+
+// TestBackupAttemptsSeeTheCallsContext: the attempts of a backup-request
+// call send the metainfo the tracer and a middleware added, as a call
+// without backups does; the winner's remote address and the tracer's
+// Send and Receive times are the call's.
+func TestBackupAttemptsSeeTheCallsContext(t *testing.T) {
+	var n atomic.Int32
+	var mu sync.Mutex
+	var seen []string
+	addr := startGov(t, func(ctx context.Context, method string, a *echoArgs, r *echoResult) error {
+		trace, _ := metainfo.GetValue(ctx, "trace")
+		mw, _ := metainfo.GetValue(ctx, "mw")
+		mu.Lock()
+		seen = append(seen, trace+"/"+mw)
+		mu.Unlock()
+		if n.Add(1) == 1 {
+			time.Sleep(300 * time.Millisecond) // the backup answers first
+		}
+		r.Success, r.HasSuccess = []byte("x"), true
+		return nil
+	})
+	r := newRetryer(t, retry.Config{Methods: map[string]retry.Policy{
+		"get": {MaxAttempts: 2, Idempotent: true, BackupDelay: 10 * time.Millisecond},
+	}})
+	tt := &traceTagger{}
+	var remote net.Addr
+	mw := func(next endpoint.Endpoint) endpoint.Endpoint {
+		return func(ctx context.Context, req, resp any) error {
+			err := next(metainfo.WithValue(ctx, "mw", "m1"), req, resp)
+			remote = rpcinfo.FromContext(ctx).RemoteAddr
+			return err
+		}
+	}
+	c := newGovClient(t, client.WithHostPorts(addr), client.WithRetry(r), client.WithTracer(tt), client.WithMiddleware(mw))
+	if err := c.Call(context.Background(), "get", false, &echoArgs{}, new(echoResult)); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	got := slices.Clone(seen)
+	mu.Unlock()
+	if len(got) != 2 || got[0] != "t1/m1" || got[1] != "t1/m1" {
+		t.Errorf("the server saw the metainfo %q; want \"t1/m1\" on both attempts", got)
+	}
+	if remote == nil || remote.String() != addr {
+		t.Errorf("the middleware saw the remote address %v; want %s", remote, addr)
+	}
+	if tt.st.Send.IsZero() || tt.st.Receive.IsZero() || tt.st.ResponseSize == 0 {
+		t.Errorf("tracer stats: Send %v, Receive %v, ResponseSize %d; want the winner's", tt.st.Send, tt.st.Receive, tt.st.ResponseSize)
 	}
 }
 
