@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petrel-rpc/petrel/circuitbreak"
 	"github.com/petrel-rpc/petrel/client"
 	"github.com/petrel-rpc/petrel/codec/thrift"
 	"github.com/petrel-rpc/petrel/endpoint"
@@ -397,6 +398,30 @@ func TestBackupAttemptsSeeTheCallsContext(t *testing.T) {
 	}
 	if tt.st.Send.IsZero() || tt.st.Receive.IsZero() || tt.st.ResponseSize == 0 {
 		t.Errorf("tracer stats: Send %v, Receive %v, ResponseSize %d; want the winner's", tt.st.Send, tt.st.Receive, tt.st.ResponseSize)
+	}
+}
+
+// TestNoRetryOfASpentCall: a call whose time is spent before it starts
+// (a negative WithCallTimeout) fails at once with one attempt: no retry,
+// no backoff wait.
+func TestNoRetryOfASpentCall(t *testing.T) {
+	addr := startGov(t, func(ctx context.Context, method string, a *echoArgs, r *echoResult) error { return nil })
+	r := newRetryer(t, retry.Config{Methods: map[string]retry.Policy{
+		"get": {MaxAttempts: 3, Idempotent: true, Backoff: retry.Backoff{Base: time.Millisecond, Jitter: -1}},
+	}})
+	g, err := circuitbreak.NewGroup(circuitbreak.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attempts atomic.Int32 // the breaker middleware, inside the retry middleware, sees each attempt
+	count := func(ctx context.Context, req, resp any, err error) error {
+		attempts.Add(1)
+		return err
+	}
+	c := newGovClient(t, client.WithHostPorts(addr), client.WithRetry(r), client.WithCircuitBreaker(g, count))
+	err = c.Call(context.Background(), "get", false, &echoArgs{}, new(echoResult), client.WithCallTimeout(-time.Second))
+	if rpcerr.CodeOf(err) != rpcerr.Timeout || attempts.Load() != 1 {
+		t.Fatalf("%d attempts, error %v; want one attempt and a timeout", attempts.Load(), err)
 	}
 }
 

@@ -122,7 +122,10 @@ type Fork func(ctx context.Context, resp any) (actx context.Context, aresp any, 
 // Middleware returns the middleware that retries calls by their method's
 // policy (the method is rpcinfo.FromContext(ctx).Method). fork makes the
 // attempts of backup requests; it may be nil when no policy has a
-// BackupDelay.
+// BackupDelay. The call's deadline is the earlier of its context's and
+// the rpcinfo's Timeout from now (a negative Timeout: spent already, as a
+// Petrel client's WithCallTimeout with a negative duration gives); no
+// retry is made when it leaves no time for one.
 //
 // The middleware goes around the endpoint that makes one attempt. Failure
 // retries call next again with the same request and result, one at a time;
@@ -152,6 +155,8 @@ func (r *Retryer) Middleware(fork Fork) endpoint.Middleware {
 			var deadline time.Time
 			if timeout > 0 {
 				deadline = time.Now().Add(timeout)
+			} else if timeout < 0 {
+				deadline = time.Now() // the call's time is spent already
 			}
 			if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
 				deadline = d
