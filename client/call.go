@@ -28,7 +28,10 @@ type callState struct {
 	ri       rpcinfo.RPCInfo
 	oneway   bool
 	deadline time.Time // zero: none
-	cc       callConfig
+	// dl is deadline for Deadline, which a context kept past the call may
+	// call while the state serves the next one (UnixNano; 0: none).
+	dl atomic.Int64
+	cc callConfig
 
 	// seqUsed: an attempt of the call used ri.SeqID already, so the
 	// next attempt (a retry, another instance) takes a new one: a late
@@ -70,6 +73,7 @@ func putCallState(cs *callState) {
 	cs.oneway = false
 	cs.seqUsed = false
 	cs.deadline = time.Time{}
+	cs.dl.Store(0)
 	cs.cc = callConfig{}
 	cs.mc.result = nil
 	cs.mc.err = nil
@@ -112,10 +116,28 @@ var callOver = func() context.Context {
 	return ctx
 }()
 
-// Deadline, Done and Err are the caller's context's.
-func (cs *callState) Deadline() (time.Time, bool) { return cs.ctx().Deadline() }
-func (cs *callState) Done() <-chan struct{}       { return cs.ctx().Done() }
-func (cs *callState) Err() error                  { return cs.ctx().Err() }
+// setDeadline sets the call's deadline (zero: none).
+func (cs *callState) setDeadline(d time.Time) {
+	cs.deadline = d
+	if d.IsZero() {
+		cs.dl.Store(0)
+	} else {
+		cs.dl.Store(d.UnixNano())
+	}
+}
+
+// Deadline is the call's: the earlier of the caller's context's and the
+// one its timeout sets, so that a middleware (the retry middleware above
+// all) sees the time the call has left. Done and Err are the caller's
+// context's: the client enforces the timeout itself.
+func (cs *callState) Deadline() (time.Time, bool) {
+	if n := cs.dl.Load(); n != 0 && cs.parent.Load() != nil {
+		return time.Unix(0, n), true
+	}
+	return cs.ctx().Deadline()
+}
+func (cs *callState) Done() <-chan struct{} { return cs.ctx().Done() }
+func (cs *callState) Err() error            { return cs.ctx().Err() }
 
 // stateOf finds the call's state in ctx (the callState itself, or a context
 // a middleware derived from it).

@@ -134,14 +134,16 @@ func (c *Client) Call(ctx context.Context, method string, oneway bool, args, res
 	if cs.cc.hasTimeout {
 		timeout = cs.cc.timeout
 	}
+	var deadline time.Time
 	if timeout > 0 {
-		cs.deadline = time.Now().Add(timeout)
+		deadline = time.Now().Add(timeout)
 	} else if timeout < 0 { // WithCallTimeout's: the call's time is spent
-		cs.deadline = time.Now()
+		deadline = time.Now()
 	}
-	if d, ok := ctx.Deadline(); ok && (cs.deadline.IsZero() || d.Before(cs.deadline)) {
-		cs.deadline = d
+	if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
+		deadline = d
 	}
+	cs.setDeadline(deadline)
 	cs.oneway = oneway
 	ri := &cs.ri
 	ri.Caller = c.cfg.caller

@@ -250,7 +250,8 @@ func WithRPCTimeout(d time.Duration) Option {
 // WithMiddleware appends middleware around every call (default none). The
 // first given is the outermost. A middleware sees the request and result
 // values passed to Call (thrift.FastCodec) and a context carrying the call's
-// rpcinfo.
+// rpcinfo, whose Deadline is the call's (the earlier of the caller's and the
+// one the RPC timeout sets).
 func WithMiddleware(mw ...endpoint.Middleware) Option {
 	list := append([]endpoint.Middleware(nil), mw...)
 	return optionFunc(func(c *config) {

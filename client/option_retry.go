@@ -103,7 +103,8 @@ func (c *Client) fork(ctx context.Context, resp any) (context.Context, any, <-ch
 	cs := getCallState(base)
 	cs.ri = parent.ri
 	cs.ri.SeqID = c.seq.Add(1)
-	cs.oneway, cs.deadline, cs.cc = parent.oneway, parent.deadline, parent.cc
+	cs.oneway, cs.cc = parent.oneway, parent.cc
+	cs.setDeadline(parent.deadline)
 	cs.tracing = parent.tracing
 	sent := make(chan struct{})
 	cs.gov.argsDone = sent

@@ -477,3 +477,39 @@ func TestNotSentMarked(t *testing.T) {
 		t.Fatal("errors.As *rpcerr.Error")
 	}
 }
+
+// TestRetryKeepsTheCallsDeadline: time spent in a middleware outside the
+// retry middleware counts against the call's RPC timeout: once the first
+// attempt has timed out at the call's deadline, no retry is made (the retry
+// middleware once took its deadline as the timeout from when it ran, and
+// retried into time the call did not have).
+func TestRetryKeepsTheCallsDeadline(t *testing.T) {
+	addr := startGov(t, func(ctx context.Context, method string, a *echoArgs, r *echoResult) error {
+		time.Sleep(time.Second)
+		return nil
+	})
+	r := newRetryer(t, retry.Config{Methods: map[string]retry.Policy{
+		"get": {MaxAttempts: 3, Idempotent: true, Backoff: retry.Backoff{Base: time.Millisecond, Jitter: -1}},
+	}})
+	g, err := circuitbreak.NewGroup(circuitbreak.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attempts atomic.Int32 // the breaker middleware, inside the retry middleware, sees each attempt
+	count := func(ctx context.Context, req, resp any, err error) error {
+		attempts.Add(1)
+		return err
+	}
+	slow := func(next endpoint.Endpoint) endpoint.Endpoint {
+		return func(ctx context.Context, req, resp any) error {
+			time.Sleep(60 * time.Millisecond)
+			return next(ctx, req, resp)
+		}
+	}
+	c := newGovClient(t, client.WithHostPorts(addr), client.WithRetry(r), client.WithCircuitBreaker(g, count),
+		client.WithRPCTimeout(100*time.Millisecond), client.WithMiddleware(slow))
+	err = c.Call(context.Background(), "get", false, &echoArgs{}, new(echoResult))
+	if rpcerr.CodeOf(err) != rpcerr.Timeout || attempts.Load() != 1 {
+		t.Fatalf("%d attempts, error %v; want one attempt and a timeout", attempts.Load(), err)
+	}
+}
