@@ -146,7 +146,15 @@ func reservedAliases() map[string]bool {
 	m := map[string]bool{}
 	for _, s := range []string{"thrift", "fmt", "b", "p", "w", "t", "id", "n", "err", "off",
 		"depth", "l", "last", "bv", "hb", "fstart", "vstart", "s", "v", "k", "et", "kt", "vt",
-		"size", "text", "true", "false", "nil", "any", "int", "string", "bool", "byte", "error",
+		"size", "text",
+		// Go's predeclared identifiers: generated code calls len, min,
+		// make, append... and names int32, float64... (an import of that
+		// name would hide them in the file).
+		"any", "bool", "byte", "comparable", "complex64", "complex128", "error", "float32",
+		"float64", "int", "int8", "int16", "int32", "int64", "rune", "string", "uint", "uint8",
+		"uint16", "uint32", "uint64", "uintptr", "true", "false", "iota", "nil", "append",
+		"cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make", "max",
+		"min", "new", "panic", "print", "println", "real", "recover",
 		// FastReadDepth's block of optional values and its type.
 		"opt", "optionals",
 		// The service glue's imports and locals.

@@ -7,6 +7,12 @@ namespace go petrel.gen.corners
 include "opt.thrift"
 include "optionals.thrift"
 
+// Included packages whose Go names are predeclared identifiers the
+// generated code uses (len, min, int32).
+include "len.thrift"
+include "min.thrift"
+include "int32.thrift"
+
 struct UsesOpt {
   1: optional i32 a
   2: optional i64 b
@@ -14,6 +20,17 @@ struct UsesOpt {
   4: opt.Color color
   5: optional optionals.Mode mode
   6: optionals.Other other
+}
+
+struct UsesBuiltinNames {
+  1: list<min.Item> items
+  2: map<i32, min.Item> by_id
+  3: len.Item one
+  4: list<len.Item> more
+  5: int32.Kind kind
+  6: optional int32.Kind maybe
+  7: string s
+  8: i32 n
 }
 
 // Map constants whose keys are lists, sets or maps: Go holds such keys

@@ -1,0 +1,5 @@
+namespace go petrel.gen.int32
+
+enum Kind {
+  ONE = 1
+}

@@ -1,0 +1,5 @@
+namespace go petrel.gen.len
+
+struct Item {
+  1: string s
+}
