@@ -223,11 +223,14 @@ func (c *Client) invoke(ctx context.Context, req, resp any) error {
 	}
 	// A server that is shutting down refused the request before running it:
 	// another instance may take it, whatever the retry policy, but never
-	// one that refused it already, and at most drainPicks times.
+	// one that refused it already, and at most drainPicks times. Not so for
+	// a backup request's attempt: once written its request is the caller's
+	// again (the call may have returned), and the retry middleware makes
+	// any further attempt.
 	var refused [drainPicks]string
 	for n := 0; ; n++ {
 		err = c.attempt(ctx, cs, addr, deadline, args, result)
-		if rpcerr.CodeOf(err) != rpcerr.ShuttingDown || n == drainPicks {
+		if rpcerr.CodeOf(err) != rpcerr.ShuttingDown || n == drainPicks || cs.gov.forked {
 			return err
 		}
 		refused[n] = addr

@@ -10,6 +10,7 @@ import (
 	"github.com/petrel-rpc/petrel/client"
 	"github.com/petrel-rpc/petrel/discovery"
 	"github.com/petrel-rpc/petrel/loadbalance"
+	"github.com/petrel-rpc/petrel/retry"
 	"github.com/petrel-rpc/petrel/rpcerr"
 )
 
@@ -108,5 +109,65 @@ func TestShuttingDownInstanceIsSkipped(t *testing.T) {
 			}
 			t.Logf("%d calls refused by the draining server were sent to the other", lb.refused.Load())
 		})
+	}
+}
+
+// TestBackupRefusedIsNotSentAgain: a backup request refused by a server
+// that is shutting down is not sent to another instance by the attempt
+// itself, as a plain call's refusal is: once the backup's request was
+// written the call may return (its winner answered) and the caller reuse
+// the request, so the attempt must not read it again. (It was sent again,
+// here to A, which then got the call twice.)
+func TestBackupRefusedIsNotSentAgain(t *testing.T) {
+	srvA, a := startPetrel(t)
+	srvB, b := startPetrel(t)
+	lb := &alternating{}
+	r := newRetryer(t, retry.Config{Methods: map[string]retry.Policy{
+		"echo": {MaxAttempts: 2, Idempotent: true, BackupDelay: 20 * time.Millisecond},
+	}})
+	c, err := client.New("Echo", client.WithHostPorts(a, b), client.WithLoadBalancer(lb),
+		client.WithRetry(r), client.WithRPCTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	for range 2 { // a connection to each: A, then B
+		if _, err := echo(ctx, c, &echoArgs{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A call in flight on B (from another client) keeps B draining.
+	hold := newClient(t, b, setups()[1])
+	held := make(chan error, 1)
+	go func() {
+		_, err := echo(ctx, hold, &echoArgs{SleepMs: 600})
+		held <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	stopped := make(chan error, 1)
+	go func() {
+		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		stopped <- srvB.Stop(sctx)
+	}()
+	time.Sleep(30 * time.Millisecond)
+	before := srvA.Stats().Requests
+	// The call goes to A (slow), its backup to B, which refuses it.
+	if _, err := echo(ctx, c, &echoArgs{SleepMs: 150}); err != nil {
+		t.Fatal(err)
+	}
+	if refused := lb.refused.Load(); refused != 1 {
+		t.Fatalf("%d refusals by B, want 1: the test did not exercise the path", refused)
+	}
+	time.Sleep(200 * time.Millisecond) // a request sent again would have reached A by now
+	if n := srvA.Stats().Requests - before; n != 1 {
+		t.Fatalf("A got %d requests of the call, want 1: the refused backup was sent again", n)
+	}
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
 	}
 }

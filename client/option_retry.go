@@ -21,6 +21,7 @@ type govConfig struct {
 // govState is a call's governance state, part of its callState.
 type govState struct {
 	argsDone chan struct{}         // closed once a forked attempt no longer reads the request; nil otherwise
+	forked   bool                  // a backup request's attempt: its request may not be read once argsDone is closed
 	breaker  *circuitbreak.Breaker // the picked instance's breaker; nil: none
 	ticket   circuitbreak.Ticket   // the call's admission by that breaker (a late probe's outcome is ignored)
 }
@@ -107,7 +108,7 @@ func (c *Client) fork(ctx context.Context, resp any) (context.Context, any, <-ch
 	cs.setDeadline(parent.deadline)
 	cs.tracing = parent.tracing
 	sent := make(chan struct{})
-	cs.gov.argsDone = sent
+	cs.gov.argsDone, cs.gov.forked = sent, true
 	done := func(won bool) {
 		if won {
 			if aresp != nil {
