@@ -12,6 +12,7 @@ import (
 	"github.com/petrel-rpc/petrel/loadbalance"
 	"github.com/petrel-rpc/petrel/retry"
 	"github.com/petrel-rpc/petrel/rpcerr"
+	"github.com/petrel-rpc/petrel/server"
 )
 
 // alternating picks its instances in turn and counts the picks refused with
@@ -88,12 +89,7 @@ func TestShuttingDownInstanceIsSkipped(t *testing.T) {
 				}
 			})
 			time.Sleep(50 * time.Millisecond)
-			stopped := make(chan error, 1)
-			go func() {
-				sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-				defer cancel()
-				stopped <- srvA.Stop(sctx)
-			}()
+			stopped := stopLater(srvA)
 			time.Sleep(20 * time.Millisecond)
 			for i := range 20 {
 				if _, err := echo(ctx, c, &echoArgs{}); err != nil {
@@ -145,12 +141,7 @@ func TestBackupRefusedIsNotSentAgain(t *testing.T) {
 		held <- err
 	}()
 	time.Sleep(50 * time.Millisecond)
-	stopped := make(chan error, 1)
-	go func() {
-		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		stopped <- srvB.Stop(sctx)
-	}()
+	stopped := stopLater(srvB)
 	time.Sleep(30 * time.Millisecond)
 	before := srvA.Stats().Requests
 	// The call goes to A (slow), its backup to B, which refuses it.
@@ -170,4 +161,15 @@ func TestBackupRefusedIsNotSentAgain(t *testing.T) {
 	if err := <-stopped; err != nil {
 		t.Fatal(err)
 	}
+}
+
+// stopLater starts srv's Stop (within 5 s) and returns what it will return.
+func stopLater(srv *server.Server) <-chan error {
+	stopped := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		stopped <- srv.Stop(ctx)
+	}()
+	return stopped
 }

@@ -406,20 +406,9 @@ func TestBackupAttemptsSeeTheCallsContext(t *testing.T) {
 // no backoff wait.
 func TestNoRetryOfASpentCall(t *testing.T) {
 	addr := startGov(t, func(ctx context.Context, method string, a *echoArgs, r *echoResult) error { return nil })
-	r := newRetryer(t, retry.Config{Methods: map[string]retry.Policy{
-		"get": {MaxAttempts: 3, Idempotent: true, Backoff: retry.Backoff{Base: time.Millisecond, Jitter: -1}},
-	}})
-	g, err := circuitbreak.NewGroup(circuitbreak.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var attempts atomic.Int32 // the breaker middleware, inside the retry middleware, sees each attempt
-	count := func(ctx context.Context, req, resp any, err error) error {
-		attempts.Add(1)
-		return err
-	}
-	c := newGovClient(t, client.WithHostPorts(addr), client.WithRetry(r), client.WithCircuitBreaker(g, count))
-	err = c.Call(context.Background(), "get", false, &echoArgs{}, new(echoResult), client.WithCallTimeout(-time.Second))
+	retrying, attempts := retryCountingAttempts(t)
+	c := newGovClient(t, append(retrying, client.WithHostPorts(addr))...)
+	err := c.Call(context.Background(), "get", false, &echoArgs{}, new(echoResult), client.WithCallTimeout(-time.Second))
 	if rpcerr.CodeOf(err) != rpcerr.Timeout || attempts.Load() != 1 {
 		t.Fatalf("%d attempts, error %v; want one attempt and a timeout", attempts.Load(), err)
 	}
@@ -488,6 +477,26 @@ func TestRetryKeepsTheCallsDeadline(t *testing.T) {
 		time.Sleep(time.Second)
 		return nil
 	})
+	retrying, attempts := retryCountingAttempts(t)
+	slow := func(next endpoint.Endpoint) endpoint.Endpoint {
+		return func(ctx context.Context, req, resp any) error {
+			time.Sleep(60 * time.Millisecond)
+			return next(ctx, req, resp)
+		}
+	}
+	c := newGovClient(t, append(retrying, client.WithHostPorts(addr),
+		client.WithRPCTimeout(100*time.Millisecond), client.WithMiddleware(slow))...)
+	err := c.Call(context.Background(), "get", false, &echoArgs{}, new(echoResult))
+	if rpcerr.CodeOf(err) != rpcerr.Timeout || attempts.Load() != 1 {
+		t.Fatalf("%d attempts, error %v; want one attempt and a timeout", attempts.Load(), err)
+	}
+}
+
+// retryCountingAttempts returns the options of a client that makes up to 3
+// attempts of "get" (1 ms apart) and counts them: the breaker middleware,
+// inside the retry middleware, sees each attempt.
+func retryCountingAttempts(t *testing.T) ([]client.Option, *atomic.Int32) {
+	t.Helper()
 	r := newRetryer(t, retry.Config{Methods: map[string]retry.Policy{
 		"get": {MaxAttempts: 3, Idempotent: true, Backoff: retry.Backoff{Base: time.Millisecond, Jitter: -1}},
 	}})
@@ -495,21 +504,10 @@ func TestRetryKeepsTheCallsDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var attempts atomic.Int32 // the breaker middleware, inside the retry middleware, sees each attempt
+	attempts := new(atomic.Int32)
 	count := func(ctx context.Context, req, resp any, err error) error {
 		attempts.Add(1)
 		return err
 	}
-	slow := func(next endpoint.Endpoint) endpoint.Endpoint {
-		return func(ctx context.Context, req, resp any) error {
-			time.Sleep(60 * time.Millisecond)
-			return next(ctx, req, resp)
-		}
-	}
-	c := newGovClient(t, client.WithHostPorts(addr), client.WithRetry(r), client.WithCircuitBreaker(g, count),
-		client.WithRPCTimeout(100*time.Millisecond), client.WithMiddleware(slow))
-	err = c.Call(context.Background(), "get", false, &echoArgs{}, new(echoResult))
-	if rpcerr.CodeOf(err) != rpcerr.Timeout || attempts.Load() != 1 {
-		t.Fatalf("%d attempts, error %v; want one attempt and a timeout", attempts.Load(), err)
-	}
+	return []client.Option{client.WithRetry(r), client.WithCircuitBreaker(g, count)}, attempts
 }
