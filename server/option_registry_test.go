@@ -127,15 +127,7 @@ func TestRegistryFailureStopsServe(t *testing.T) {
 }
 
 func TestRegistryNeedsAddressOnWildcard(t *testing.T) {
-	ln, err := net.Listen("tcp", ":0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := &fakeRegistry{}
-	s := server.New(server.WithRegistry(reg, discovery.Instance{}))
-	if err := s.RegisterService(echotest.EchoServiceInfo, &handler{}); err != nil {
-		t.Fatal(err)
-	}
+	s, reg, ln := registeredEcho(t, ":0")
 	if err := s.Serve(ln); err == nil || !strings.Contains(err.Error(), "Address") {
 		t.Fatalf("Serve on a wildcard listener without an address = %v", err)
 	}
@@ -228,15 +220,7 @@ type wrappedListener struct{ net.Listener }
 // services for and then cannot serve leaves no instance in the registry
 // (clients would pick a server that does not answer).
 func TestRegistryServeFailureDeregisters(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := &fakeRegistry{}
-	s := server.New(server.WithRegistry(reg, discovery.Instance{}))
-	if err := s.RegisterService(echotest.EchoServiceInfo, &handler{}); err != nil {
-		t.Fatal(err)
-	}
+	s, reg, ln := registeredEcho(t, "127.0.0.1:0")
 	if err := s.Serve(wrappedListener{ln}); err == nil {
 		t.Fatal("Serve of a listener it cannot poll succeeded")
 	}
@@ -251,4 +235,20 @@ func TestRegistryServeFailureDeregisters(t *testing.T) {
 	if ev, _ := reg.snapshot(); len(ev) != 2 {
 		t.Fatalf("Stop deregistered again: %v", ev)
 	}
+}
+
+// registeredEcho returns a server of the Echo service with a fakeRegistry
+// and no instance fields set, and a listener on addr for it to serve.
+func registeredEcho(t *testing.T, addr string) (*server.Server, *fakeRegistry, net.Listener) {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := &fakeRegistry{}
+	s := server.New(server.WithRegistry(reg, discovery.Instance{}))
+	if err := s.RegisterService(echotest.EchoServiceInfo, &handler{}); err != nil {
+		t.Fatal(err)
+	}
+	return s, reg, ln
 }
