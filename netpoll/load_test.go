@@ -43,3 +43,48 @@ func TestSpinWaits(t *testing.T) {
 		t.Fatalf("spin(50µs) returned after %v, reporting %v", d, spun)
 	}
 }
+
+// The poller parks once its waits are long, blocks again once they are
+// short, keeps its choice while they are in between (a paced load must not
+// switch back and forth), and a single long pause does not make a window of
+// short waits look long.
+func TestWaitMeterChoice(t *testing.T) {
+	var w waitMeter
+	// feed closes windows, each with the given waits.
+	feed := func(windows int, waits ...time.Duration) {
+		for range windows {
+			for _, d := range waits {
+				w.add(d)
+			}
+			w.closeWindow()
+		}
+	}
+	us := time.Microsecond
+	if w.park {
+		t.Fatal("a new poller parks; it should block until its waits are known")
+	}
+	feed(1, 10*us, 10*time.Millisecond, 10*us, 10*us, 10*us, 10*us, 10*us, 10*us, 10*us, 10*us)
+	if w.park {
+		t.Fatalf("parks after one window of short waits and one 10 ms pause (average %v): the pause should count as %v", w.mean, waitClip)
+	}
+	feed(8, 80*us, 70*us, 90*us) // a lone busy connection
+	if !w.park {
+		t.Fatalf("blocks after 8 windows of waits of 70-90 µs (average %v)", w.mean)
+	}
+	feed(20, 42*us) // between blockBelow and parkAbove
+	if !w.park {
+		t.Fatalf("went back to blocking on waits of 42 µs (average %v), between %v and %v", w.mean, blockBelow, parkAbove)
+	}
+	feed(1) // a window without a wait changes nothing
+	if !w.park {
+		t.Fatal("an empty window changed the choice")
+	}
+	feed(8, 3*us, 5*us, 25*us, 40*us) // a paced load of 40k requests/s
+	if w.park {
+		t.Fatalf("parks after 8 windows of waits of 3-40 µs (average %v)", w.mean)
+	}
+	feed(20, 42*us)
+	if w.park {
+		t.Fatalf("went back to parking on waits of 42 µs (average %v), between %v and %v", w.mean, blockBelow, parkAbove)
+	}
+}
