@@ -78,6 +78,10 @@ func (c Code) String() string {
 //
 // Two *Error values match with errors.Is when the target has only a Code
 // (no Msg, no Cause): errors.Is(err, &rpcerr.Error{Code: rpcerr.Timeout}).
+//
+// A nil *Error in an error (a function declared to return *Error that
+// returns nil, assigned to error) is not a nil error: it is a bug, which
+// [CodeOf] classes [Internal]; its methods do not panic.
 type Error struct {
 	Code  Code
 	Msg   string
@@ -92,8 +96,12 @@ func Wrap(code Code, cause error, msg string) *Error {
 	return &Error{Code: code, Msg: msg, Cause: cause}
 }
 
-// Error returns "petrel: CODE: msg: cause", leaving out empty parts.
+// Error returns "petrel: CODE: msg: cause", leaving out empty parts, or
+// "petrel: internal: nil *rpcerr.Error" for a nil e.
 func (e *Error) Error() string {
+	if e == nil {
+		return "petrel: internal: nil *rpcerr.Error"
+	}
 	s := "petrel: " + e.Code.String()
 	if e.Msg != "" {
 		s += ": " + e.Msg
@@ -104,23 +112,29 @@ func (e *Error) Error() string {
 	return s
 }
 
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Cause }
+// Unwrap returns the cause (nil for a nil e).
+func (e *Error) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Cause
+}
 
 // Is reports whether target is an *Error with the same code and neither a
 // message nor a cause, so a bare &Error{Code: c} matches every error of code c.
+// A nil e, which has no code, matches no such target.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	return ok && t.Msg == "" && t.Cause == nil && t.Code == e.Code
+	return ok && e != nil && t != nil && t.Msg == "" && t.Cause == nil && t.Code == e.Code
 }
 
 // Timeout reports whether the code is [Timeout] (net.Error).
-func (e *Error) Timeout() bool { return e.Code == Timeout }
+func (e *Error) Timeout() bool { return e != nil && e.Code == Timeout }
 
 // Temporary reports whether retrying later may succeed: true for [Timeout],
 // [Overloaded] and [ShuttingDown] (net.Error).
 func (e *Error) Temporary() bool {
-	return e.Code == Timeout || e.Code == Overloaded || e.Code == ShuttingDown
+	return e != nil && (e.Code == Timeout || e.Code == Overloaded || e.Code == ShuttingDown)
 }
 
 var _ net.Error = (*Error)(nil)
@@ -129,7 +143,8 @@ var _ net.Error = (*Error)(nil)
 // status code, a message and optional extra key-values. Over TTHeader it
 // travels in the header's integer keys next to a normal reply, as Kitex does;
 // over protocols without a header the server sends it as an
-// ApplicationException.
+// ApplicationException. A nil *BizStatusError in an error carries no status:
+// [CodeOf] classes it [Internal], as a nil [*Error].
 type BizStatusError struct {
 	StatusCode int32
 	Message    string
@@ -141,8 +156,12 @@ func NewBizStatusError(code int32, msg string) *BizStatusError {
 	return &BizStatusError{StatusCode: code, Message: msg}
 }
 
-// Error returns "petrel: business status CODE: message".
+// Error returns "petrel: business status CODE: message", or
+// "petrel: internal: nil *rpcerr.BizStatusError" for a nil e.
 func (e *BizStatusError) Error() string {
+	if e == nil {
+		return "petrel: internal: nil *rpcerr.BizStatusError"
+	}
 	s := "petrel: business status " + strconv.FormatInt(int64(e.StatusCode), 10)
 	if e.Message != "" {
 		s += ": " + e.Message
@@ -178,8 +197,9 @@ type thriftStruct interface {
 
 // CodeOf returns the code of err:
 //   - OK for nil;
-//   - the Code of the first [*Error] in err's chain;
-//   - [Business] for a [*BizStatusError];
+//   - the Code of the first [*Error] in err's chain ([Internal] if that is
+//     a nil *Error);
+//   - [Business] for a [*BizStatusError] ([Internal] for a nil one);
 //   - [Canceled] for context.Canceled, [Timeout] for context.DeadlineExceeded
 //     and for any net.Error whose Timeout() is true;
 //   - [Application] for a Thrift ApplicationException;
@@ -192,10 +212,16 @@ func CodeOf(err error) Code {
 	}
 	var e *Error
 	if errors.As(err, &e) {
+		if e == nil {
+			return Internal
+		}
 		return e.Code
 	}
 	var b *BizStatusError
 	if errors.As(err, &b) {
+		if b == nil {
+			return Internal
+		}
 		return Business
 	}
 	if errors.Is(err, context.Canceled) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/petrel-rpc/petrel/codec/thrift"
@@ -138,5 +139,32 @@ func TestCodeFromMessage(t *testing.T) {
 		if got, ok := rpcerr.CodeFromMessage(msg); ok || got != rpcerr.Internal {
 			t.Errorf("CodeFromMessage(%q) = %v %v, want internal false", msg, got, ok)
 		}
+	}
+}
+
+// TestNilPointers: a nil *Error or *BizStatusError in an error (a function
+// declared to return *rpcerr.Error that returns nil, assigned to error) is
+// not nil, so the call failed; CodeOf classes it Internal (a bug, and no
+// code or status to report) and no method panics.
+func TestNilPointers(t *testing.T) {
+	var e *rpcerr.Error
+	var b *rpcerr.BizStatusError
+	for _, err := range []error{e, b, fmt.Errorf("call: %w", e), fmt.Errorf("call: %w", b)} {
+		if got := rpcerr.CodeOf(err); got != rpcerr.Internal {
+			t.Errorf("CodeOf(%T) = %v, want internal", err, got)
+		}
+		if !strings.Contains(err.Error(), "nil *rpcerr.") {
+			t.Errorf("%T: Error() = %q, want it to name the nil pointer", err, err.Error())
+		}
+		if errors.Is(err, context.Canceled) || errors.Is(err, &rpcerr.Error{Code: rpcerr.Internal}) {
+			t.Errorf("%T: errors.Is matches", err)
+		}
+	}
+	if e.Unwrap() != nil || e.Timeout() || e.Temporary() {
+		t.Error("a nil *Error has a cause or is a timeout or temporary")
+	}
+	var ne net.Error
+	if !errors.As(error(e), &ne) || ne.Timeout() {
+		t.Error("a nil *Error is a timeout")
 	}
 }
