@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -468,28 +469,49 @@ func (c *call) writeReply(result thrift.FastCodec, err error, flush bool) {
 	typ := thrift.REPLY
 	var body thrift.FastCodec = result
 	if err != nil {
-		var biz *rpcerr.BizStatusError
-		var ae *thrift.ApplicationException
-		switch {
-		case errors.As(err, &biz) && c.cs.proto == transport.TTHeader:
-			h.SetStr(transport.StrKeyBizStatus, strconv.FormatInt(int64(biz.StatusCode), 10))
-			h.SetStr(transport.StrKeyBizMessage, biz.Message)
-			if len(biz.Extra) > 0 {
-				if b, jerr := json.Marshal(biz.Extra); jerr == nil {
-					h.SetStr(transport.StrKeyBizExtra, string(b))
-				}
-			}
-		case errors.As(err, &ae):
-			// e.g. a downstream call's exception, passed on
-			if msg := handlerErrorText(ae.Message); ae.Type == thrift.ExceptionInternalError && msg != ae.Message {
-				ae = thrift.NewApplicationException(ae.Type, msg)
-			}
-			typ, body = thrift.EXCEPTION, ae
-		default:
-			typ, body = thrift.EXCEPTION, thrift.NewApplicationException(thrift.ExceptionInternalError, handlerErrorText(err.Error()))
-		}
+		typ, body = c.errorReply(h, result, err)
 	}
 	c.cs.write(h, c.m.info.Name, typ, c.seq, c.payload, body, flush)
+}
+
+// errorReply returns the reply to a call that failed with err: an
+// exception, or result with the business status keys set in h for a
+// *rpcerr.BizStatusError over TTHeader. An err that is a nil pointer (a
+// function declared to return *rpcerr.Error that returns nil, assigned to
+// error) is answered with INTERNAL_ERROR saying so, and so is one whose
+// methods (Error, Unwrap, As) panic: the call is still answered.
+func (c *call) errorReply(h *transport.Header, result thrift.FastCodec, err error) (typ thrift.MessageType, body thrift.FastCodec) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.s.stats.panics.Add(1)
+			typ, body = thrift.EXCEPTION, thrift.NewApplicationException(thrift.ExceptionInternalError,
+				fmt.Sprintf("server: reading the error (%T) that the handler of %s.%s returned panicked: %v", err, c.m.svc.info.Name, c.m.info.Name, r))
+		}
+	}()
+	if v := reflect.ValueOf(err); v.Kind() == reflect.Pointer && v.IsNil() {
+		return thrift.EXCEPTION, thrift.NewApplicationException(thrift.ExceptionInternalError,
+			fmt.Sprintf("server: the handler of %s.%s returned a nil %T as its error", c.m.svc.info.Name, c.m.info.Name, err))
+	}
+	var biz *rpcerr.BizStatusError
+	var ae *thrift.ApplicationException
+	switch {
+	case errors.As(err, &biz) && biz != nil && c.cs.proto == transport.TTHeader:
+		h.SetStr(transport.StrKeyBizStatus, strconv.FormatInt(int64(biz.StatusCode), 10))
+		h.SetStr(transport.StrKeyBizMessage, biz.Message)
+		if len(biz.Extra) > 0 {
+			if b, jerr := json.Marshal(biz.Extra); jerr == nil {
+				h.SetStr(transport.StrKeyBizExtra, string(b))
+			}
+		}
+		return thrift.REPLY, result
+	case errors.As(err, &ae) && ae != nil:
+		// e.g. a downstream call's exception, passed on
+		if msg := handlerErrorText(ae.Message); ae.Type == thrift.ExceptionInternalError && msg != ae.Message {
+			ae = thrift.NewApplicationException(ae.Type, msg)
+		}
+		return thrift.EXCEPTION, ae
+	}
+	return thrift.EXCEPTION, thrift.NewApplicationException(thrift.ExceptionInternalError, handlerErrorText(err.Error()))
 }
 
 // handlerErrorText is the message of the INTERNAL_ERROR exception that

@@ -44,7 +44,9 @@
 // connection, which may hold half the reply. An [rpcerr.BizStatusError] goes
 // back over TTHeader as a normal reply with the "biz-status", "biz-message"
 // and "biz-extra" (JSON) string keys, as Kitex does; over Framed and Buffered,
-// which have no header, as INTERNAL_ERROR. An unknown method is answered
+// which have no header, as INTERNAL_ERROR. An error that is a nil pointer
+// (a nil *rpcerr.Error returned as error) or whose Error method panics is
+// answered with INTERNAL_ERROR saying so. An unknown method is answered
 // with UNKNOWN_METHOD, undecodable arguments with PROTOCOL_ERROR. Oneway
 // requests are never answered.
 //
