@@ -19,7 +19,8 @@ import (
 // written, sizes, the handler's error). Requests rejected before a handler
 // runs (limits, unknown methods, draining) are not traced. Use stats.Chain
 // for several tracers; a nil t sets none. A panic in Start answers the
-// call with an INTERNAL_ERROR exception, as a handler's panic does. Default: none, and then the call
+// call with an INTERNAL_ERROR exception, as a handler's panic does; a panic
+// in Finish is recovered and counted in Stats().Panics. Default: none, and then the call
 // path does no tracing work.
 func WithTracer(t stats.Tracer) Option {
 	return optionFunc(func(c *config) { c.tracer = t })
@@ -47,7 +48,7 @@ func (c *call) serveTraced(cctx *callCtx, result thrift.FastCodec, flush bool) {
 			st.Send = time.Now()
 		}
 		st.End = time.Now()
-		tr.Finish(ctx, st)
+		c.finishTrace(ctx, tr, st)
 	}()
 	ctx, serr := c.startTrace(tr, cctx)
 	st.HandleStart = time.Now()
@@ -56,6 +57,18 @@ func (c *call) serveTraced(cctx *callCtx, result thrift.FastCodec, flush bool) {
 		return
 	}
 	err = c.invoke(ctx, result) // err stays errGoexit if the handler ends the goroutine
+}
+
+// finishTrace calls tr.Finish, counting a panic in it in Stats().Panics:
+// on a Framed or Buffered connection the reply written before it waits for
+// the reader's flush, which the panic would skip, closing the connection.
+func (c *call) finishTrace(ctx context.Context, tr stats.Tracer, st *stats.Stats) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.s.stats.panics.Add(1)
+		}
+	}()
+	tr.Finish(ctx, st)
 }
 
 // startTrace returns the context tr.Start gives for the call (cctx if nil),

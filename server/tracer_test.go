@@ -248,3 +248,28 @@ func TestTracerStartPanics(t *testing.T) {
 		}
 	}
 }
+
+// finishPanics is a tracer whose Finish panics, as a tracer with a bug would.
+type finishPanics struct{}
+
+func (finishPanics) Start(ctx context.Context) context.Context { return ctx }
+func (finishPanics) Finish(context.Context, *stats.Stats)      { panic("tracer bug in Finish") }
+
+// TestTracerFinishPanics: a server tracer whose Finish panics loses no
+// reply and no connection, whatever the protocol (Framed and Buffered
+// replies are flushed after Finish, by the connection's reader).
+func TestTracerFinishPanics(t *testing.T) {
+	s, _, addr := startServer(t, server.WithTracer(finishPanics{}))
+	for _, p := range protocols {
+		c := dial(t, addr, p)
+		c.conn.SetReadTimeout(2 * time.Second)
+		for i, msg := range []string{"one", "two"} {
+			if res, _ := c.call(int32(i), "echo", msg, nil); res.Success.GetMsg() != msg {
+				t.Fatalf("%v, call %d: %+v", p, i, res)
+			}
+		}
+	}
+	if n := s.Stats().InFlight; n != 0 {
+		t.Fatalf("%d requests in flight after the replies", n)
+	}
+}
