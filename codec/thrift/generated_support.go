@@ -1,6 +1,10 @@
 package thrift
 
-import "fmt"
+import (
+	"fmt"
+	"reflect"
+	"strings"
+)
 
 // This file holds small helpers that generated code calls, so the logic stays
 // in the runtime and generated files stay thin.
@@ -24,4 +28,43 @@ func MissingRequiredError(structName, fieldName string) error {
 // one the IDL says; where names the field or container.
 func ElemTypeError(where string, got, want TType) error {
 	return &ProtocolError{Kind: InvalidData, Msg: fmt.Sprintf("%s: element type %s on the wire, want %s", where, got, want)}
+}
+
+// StructString is the String method of generated structs (and so the Error
+// method of exceptions): "Name({F1:v1 F2:v2})", in the fields' order. p is a
+// pointer to the struct. The fields optional scalars, strings, enums and
+// uuids are held in print the value pointed to, or <nil> when unset (where
+// fmt's %+v would print their addresses); the struct's unexported fields
+// (unknown fields kept) are left out.
+func StructString(name string, p any) string {
+	v := reflect.ValueOf(p)
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return "<nil>"
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return fmt.Sprintf("%s(%+v)", name, p)
+	}
+	var b strings.Builder
+	b.WriteString(name)
+	b.WriteString("({")
+	t := v.Type()
+	sep := ""
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		fv := v.Field(i)
+		// Pointers to structs stay: their String method prints them.
+		if fv.Kind() == reflect.Pointer && !fv.IsNil() && fv.Elem().Kind() != reflect.Struct {
+			fv = fv.Elem()
+		}
+		fmt.Fprintf(&b, "%s%s:%+v", sep, f.Name, fv.Interface())
+		sep = " "
+	}
+	b.WriteString("})")
+	return b.String()
 }

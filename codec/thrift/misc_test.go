@@ -168,3 +168,33 @@ func TestNamesAndErrors(t *testing.T) {
 		t.Fatalf("Skip error without position: %v", err)
 	}
 }
+
+// shown is a struct as generated code declares it: optional fields are
+// pointers, structs are pointers with a String method.
+type shown struct {
+	Code  *int32
+	Why   *string
+	Inner *shownInner
+	N     int64
+	Tags  []string
+	kept  []byte
+}
+
+type shownInner struct{ A int32 }
+
+func (p *shownInner) String() string { return thrift.StructString("shownInner", p) }
+
+func TestStructStringPrintsValues(t *testing.T) {
+	code, why := int32(42), "because"
+	got := thrift.StructString("shown", &shown{Code: &code, Why: &why, Inner: &shownInner{A: 1}, N: 7, Tags: []string{"x"}, kept: []byte{1}})
+	if want := "shown({Code:42 Why:because Inner:shownInner({A:1}) N:7 Tags:[x]})"; got != want {
+		t.Errorf("StructString = %q, want %q", got, want)
+	}
+	got = thrift.StructString("shown", &shown{})
+	if want := "shown({Code:<nil> Why:<nil> Inner:<nil> N:0 Tags:[]})"; got != want {
+		t.Errorf("StructString of unset fields = %q, want %q", got, want)
+	}
+	if got := thrift.StructString("shown", (*shown)(nil)); got != "<nil>" {
+		t.Errorf("StructString(nil) = %q, want <nil>", got)
+	}
+}

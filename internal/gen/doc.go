@@ -22,7 +22,7 @@
 //	(p *X) GetF() T                // value, or the default when unset (nil-safe)
 //	(p *X) IsSetF() bool           // for optional and nilable fields
 //	X_F_DEFAULT                    // what GetF returns when F is unset
-//	(p *X) String() string         // and Error() string for exceptions
+//	(p *X) String() string         // X({F:v ...}), unset optionals <nil>; Error() too for exceptions
 //	(p *X) BLength() int
 //	(p *X) FastWrite(b []byte) int
 //	(p *X) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int

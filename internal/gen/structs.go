@@ -108,10 +108,7 @@ func (fg *fileGen) genStruct(s *thrift.Struct) {
 	}
 
 	fg.p("// String returns a readable form of p, for logs and debugging.")
-	fg.p("func (p *%s) String() string {", name)
-	fg.p("if p == nil { return \"<nil>\" }")
-	fg.p("return fmt.Sprintf(\"%s(%%+v)\", *p)", name)
-	fg.p("}")
+	fg.p("func (p *%s) String() string { return thrift.StructString(%s, p) }", name, strconv.Quote(name))
 	fg.p("")
 	if s.Kind == thrift.StructKindException {
 		fg.p("// Error makes %s an error.", name)

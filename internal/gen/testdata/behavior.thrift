@@ -178,3 +178,14 @@ struct Wides {
   1: list<Wide> items
   2: map<i32, Wide> by_id
 }
+
+// Detail is an exception with optional fields: its Error prints their
+// values, not the addresses they are held at.
+exception Detail {
+  1: optional i32 code
+  2: optional string why
+  3: optional Mood mood
+  4: optional Pair where
+  5: i64 n
+  6: optional uuid id
+}

@@ -125,10 +125,7 @@ func (p *Inner) IsSetWeight() bool {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *Inner) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("Inner(%+v)", *p)
+	return thrift.StructString("Inner", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -487,10 +484,7 @@ func (p *Choice) IsSetRaw() bool {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *Choice) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("Choice(%+v)", *p)
+	return thrift.StructString("Choice", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -980,10 +974,7 @@ func (p *Oops) IsSetDetail() bool {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *Oops) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("Oops(%+v)", *p)
+	return thrift.StructString("Oops", p)
 }
 
 // Error makes Oops an error.
@@ -2024,10 +2015,7 @@ func (p *Everything) GetReqText() (v string) {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *Everything) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("Everything(%+v)", *p)
+	return thrift.StructString("Everything", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -5352,10 +5340,7 @@ func (p *InteropServiceEchoArgs) IsSetValue() bool {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *InteropServiceEchoArgs) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("InteropServiceEchoArgs(%+v)", *p)
+	return thrift.StructString("InteropServiceEchoArgs", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -5590,10 +5575,7 @@ func (p *InteropServiceEchoResult) IsSetOops() bool {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *InteropServiceEchoResult) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("InteropServiceEchoResult(%+v)", *p)
+	return thrift.StructString("InteropServiceEchoResult", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -5887,10 +5869,7 @@ func (p *InteropServiceAddArgs) GetB() (v int64) {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *InteropServiceAddArgs) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("InteropServiceAddArgs(%+v)", *p)
+	return thrift.StructString("InteropServiceAddArgs", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -6104,10 +6083,7 @@ func (p *InteropServiceAddResult) IsSetSuccess() bool {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *InteropServiceAddResult) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("InteropServiceAddResult(%+v)", *p)
+	return thrift.StructString("InteropServiceAddResult", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -6314,10 +6290,7 @@ func (p *InteropServiceNotifyArgs) GetMessage() (v string) {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *InteropServiceNotifyArgs) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("InteropServiceNotifyArgs(%+v)", *p)
+	return thrift.StructString("InteropServiceNotifyArgs", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -6516,10 +6489,7 @@ func (p *InteropServicePingArgs) InitDefault() {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *InteropServicePingArgs) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("InteropServicePingArgs(%+v)", *p)
+	return thrift.StructString("InteropServicePingArgs", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -6669,10 +6639,7 @@ func (p *InteropServicePingResult) InitDefault() {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *InteropServicePingResult) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("InteropServicePingResult(%+v)", *p)
+	return thrift.StructString("InteropServicePingResult", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -6850,10 +6817,7 @@ func (p *InteropServicePickArgs) IsSetInners() bool {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *InteropServicePickArgs) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("InteropServicePickArgs(%+v)", *p)
+	return thrift.StructString("InteropServicePickArgs", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -7171,10 +7135,7 @@ func (p *InteropServicePickResult) IsSetOops() bool {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *InteropServicePickResult) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("InteropServicePickResult(%+v)", *p)
+	return thrift.StructString("InteropServicePickResult", p)
 }
 
 // BLength returns the size of p in the binary protocol.

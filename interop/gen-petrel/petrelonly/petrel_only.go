@@ -98,10 +98,7 @@ func (p *Identified) GetFixed() (v thrift.Tuuid) {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *Identified) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("Identified(%+v)", *p)
+	return thrift.StructString("Identified", p)
 }
 
 // BLength returns the size of p in the binary protocol.

@@ -50,10 +50,7 @@ func (p *Request) GetMsg() (v string) {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *Request) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("Request(%+v)", *p)
+	return thrift.StructString("Request", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -295,10 +292,7 @@ func (p *Response) GetMsg() (v string) {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *Response) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("Response(%+v)", *p)
+	return thrift.StructString("Response", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -531,10 +525,7 @@ func (p *Oops) GetWhy() (v string) {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *Oops) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("Oops(%+v)", *p)
+	return thrift.StructString("Oops", p)
 }
 
 // Error makes Oops an error.
@@ -754,10 +745,7 @@ func (p *EchoEchoArgs) IsSetReq() bool {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *EchoEchoArgs) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("EchoEchoArgs(%+v)", *p)
+	return thrift.StructString("EchoEchoArgs", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -992,10 +980,7 @@ func (p *EchoEchoResult) IsSetOops() bool {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *EchoEchoResult) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("EchoEchoResult(%+v)", *p)
+	return thrift.StructString("EchoEchoResult", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -1280,10 +1265,7 @@ func (p *EchoNotifyArgs) GetMsg() (v string) {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *EchoNotifyArgs) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("EchoNotifyArgs(%+v)", *p)
+	return thrift.StructString("EchoNotifyArgs", p)
 }
 
 // BLength returns the size of p in the binary protocol.

@@ -49,10 +49,7 @@ func (p *Request) GetMsg() (v string) {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *Request) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("Request(%+v)", *p)
+	return thrift.StructString("Request", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -294,10 +291,7 @@ func (p *Response) GetMsg() (v string) {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *Response) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("Response(%+v)", *p)
+	return thrift.StructString("Response", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -538,10 +532,7 @@ func (p *EchoServiceEchoArgs) IsSetReq() bool {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *EchoServiceEchoArgs) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("EchoServiceEchoArgs(%+v)", *p)
+	return thrift.StructString("EchoServiceEchoArgs", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -760,10 +751,7 @@ func (p *EchoServiceEchoResult) IsSetSuccess() bool {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *EchoServiceEchoResult) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("EchoServiceEchoResult(%+v)", *p)
+	return thrift.StructString("EchoServiceEchoResult", p)
 }
 
 // BLength returns the size of p in the binary protocol.

@@ -98,10 +98,7 @@ func (p *Record) IsSetRelated() bool {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *Record) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("Record(%+v)", *p)
+	return thrift.StructString("Record", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -597,10 +594,7 @@ func (p *Small) IsSetBlob() bool {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *Small) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("Small(%+v)", *p)
+	return thrift.StructString("Small", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -1291,10 +1285,7 @@ func (p *Large) IsSetBlob() bool {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *Large) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("Large(%+v)", *p)
+	return thrift.StructString("Large", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -2019,10 +2010,7 @@ func (p *Price) GetCurrency() (v string) {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *Price) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("Price(%+v)", *p)
+	return thrift.StructString("Price", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -2358,10 +2346,7 @@ func (p *Item) IsSetNote() bool {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *Item) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("Item(%+v)", *p)
+	return thrift.StructString("Item", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -3078,10 +3063,7 @@ func (p *Maps) IsSetWeights() bool {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *Maps) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("Maps(%+v)", *p)
+	return thrift.StructString("Maps", p)
 }
 
 // BLength returns the size of p in the binary protocol.

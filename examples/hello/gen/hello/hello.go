@@ -50,10 +50,7 @@ func (p *EchoRequest) GetMsg() (v string) {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *EchoRequest) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("EchoRequest(%+v)", *p)
+	return thrift.StructString("EchoRequest", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -295,10 +292,7 @@ func (p *EchoResponse) GetMsg() (v string) {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *EchoResponse) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("EchoResponse(%+v)", *p)
+	return thrift.StructString("EchoResponse", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -540,10 +534,7 @@ func (p *InvalidName) GetReason() (v string) {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *InvalidName) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("InvalidName(%+v)", *p)
+	return thrift.StructString("InvalidName", p)
 }
 
 // Error makes InvalidName an error.
@@ -789,10 +780,7 @@ func (p *HelloEchoArgs) IsSetReq() bool {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *HelloEchoArgs) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("HelloEchoArgs(%+v)", *p)
+	return thrift.StructString("HelloEchoArgs", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -1011,10 +999,7 @@ func (p *HelloEchoResult) IsSetSuccess() bool {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *HelloEchoResult) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("HelloEchoResult(%+v)", *p)
+	return thrift.StructString("HelloEchoResult", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -1247,10 +1232,7 @@ func (p *HelloGreetArgs) GetName() (v string) {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *HelloGreetArgs) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("HelloGreetArgs(%+v)", *p)
+	return thrift.StructString("HelloGreetArgs", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -1481,10 +1463,7 @@ func (p *HelloGreetResult) IsSetInvalid() bool {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *HelloGreetResult) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("HelloGreetResult(%+v)", *p)
+	return thrift.StructString("HelloGreetResult", p)
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -1769,10 +1748,7 @@ func (p *HelloNotifyArgs) GetEvent() (v string) {
 
 // String returns a readable form of p, for logs and debugging.
 func (p *HelloNotifyArgs) String() string {
-	if p == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("HelloNotifyArgs(%+v)", *p)
+	return thrift.StructString("HelloNotifyArgs", p)
 }
 
 // BLength returns the size of p in the binary protocol.
