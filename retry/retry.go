@@ -2,7 +2,9 @@ package retry
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"time"
 
@@ -133,6 +135,11 @@ type Fork func(ctx context.Context, resp any) (actx context.Context, aresp any, 
 // whose context already carries the marker (made while serving a retried
 // request) is never retried: it goes through once and is counted against
 // the budget as a retry.
+//
+// A call whose attempts all failed, more than one, returns the last
+// attempt's error wrapped in one that says how many were made ("after 3
+// attempts: ..."); errors.Is and As, rpcerr.CodeOf, [NotSent] and net.Error's
+// Timeout see it as the last attempt's error.
 func (r *Retryer) Middleware(fork Fork) endpoint.Middleware {
 	return func(next endpoint.Endpoint) endpoint.Endpoint {
 		return func(ctx context.Context, req, resp any) error {
@@ -204,9 +211,45 @@ func (c *deadlineCtx) Err() error {
 	return nil
 }
 
+// attemptsError is the error of a call whose attempts all failed, more
+// than one: the last attempt's, saying how many were made. It unwraps to
+// that error, so errors.Is and As, rpcerr.CodeOf and [NotSent] see it as
+// they would the last attempt's, and it is a net.Error as that is.
+type attemptsError struct {
+	n    int
+	last error
+}
+
+func (e *attemptsError) Error() string {
+	return "after " + strconv.Itoa(e.n) + " attempts: " + e.last.Error()
+}
+
+func (e *attemptsError) Unwrap() error { return e.last }
+
+// Timeout reports whether the last attempt timed out (net.Error).
+func (e *attemptsError) Timeout() bool { return rpcerr.CodeOf(e.last) == rpcerr.Timeout }
+
+// Temporary reports whether the last attempt's error is (net.Error).
+func (e *attemptsError) Temporary() bool {
+	var ne net.Error
+	return errors.As(e.last, &ne) && ne.Temporary()
+}
+
+var _ net.Error = (*attemptsError)(nil)
+
+// afterAttempts returns err, the error of a call after n attempts, saying
+// so when there were several.
+func afterAttempts(n int, err error) error {
+	if err == nil || n < 2 {
+		return err
+	}
+	return &attemptsError{n: n, last: err}
+}
+
 // retry runs failure retries, one attempt at a time.
 func (r *Retryer) retry(ctx context.Context, req, resp any, p *Policy, deadline time.Time, next endpoint.Endpoint) error {
 	err := next(attemptCtx(ctx, p), req, resp)
+	made := 1
 	var timer *time.Timer
 	for n := 2; err != nil && n <= p.MaxAttempts; n++ {
 		if !p.mayRetry(err) || ctx.Err() != nil {
@@ -231,10 +274,11 @@ func (r *Retryer) retry(ctx context.Context, req, resp any, p *Policy, deadline 
 			case <-ctx.Done():
 				timer.Stop()
 				r.budget.release(at) // the retry is not sent
-				return err
+				return afterAttempts(made, err)
 			}
 		}
 		err = next(attemptCtx(WithMarker(ctx, n), p), req, resp)
+		made = n
 		if err != nil && NotSent(err) {
 			r.budget.release(at) // no server saw it
 		}
@@ -242,7 +286,7 @@ func (r *Retryer) retry(ctx context.Context, req, resp any, p *Policy, deadline 
 	if timer != nil {
 		timer.Stop()
 	}
-	return err
+	return afterAttempts(made, err)
 }
 
 // attempt is one attempt of a backup-request call.
@@ -320,7 +364,7 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 			unsent := a.err != nil && inflight > 0 && NotSent(a.err)
 			if a.err == nil || (!retryable && !unsent) {
 				r.settle(all, a, inflight, results)
-				return a.err
+				return afterAttempts(len(all), a.err)
 			}
 			a.done(false)
 			if a.budgetAt != 0 && NotSent(a.err) {
@@ -337,7 +381,7 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 				inflight++
 				timer.Reset(p.BackupDelay)
 			} else if inflight == 0 {
-				return lastErr
+				return afterAttempts(len(all), lastErr)
 			}
 		case <-timer.C:
 			if relaunch() {

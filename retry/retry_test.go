@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -744,4 +746,51 @@ func TestUnsentAttemptGivesRetryBack(t *testing.T) {
 			t.Fatalf("%d retries counted, want 1 (the retry that was sent)", ret)
 		}
 	})
+}
+
+// TestExhaustedRetriesSayHowMany: the error of a call whose attempts all
+// failed says how many were made, and is still the last attempt's error to
+// errors.Is and As, rpcerr.CodeOf, NotSent and net.Error; a call that made
+// one attempt returns its error as it came.
+func TestExhaustedRetriesSayHowMany(t *testing.T) {
+	last := rpcerr.Wrap(rpcerr.Timeout, context.DeadlineExceeded, "the call of get timed out")
+	for _, tc := range []struct {
+		name   string
+		bdelay time.Duration
+	}{{"retry", 0}, {"backup", time.Hour}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRetryer(t, retry.Config{Default: retry.Policy{MaxAttempts: 3, Idempotent: true, Backoff: noWait, BackupDelay: tc.bdelay}})
+			var n atomic.Int32
+			fork := func(ctx context.Context, resp any) (context.Context, any, <-chan struct{}, context.CancelFunc, func(bool)) {
+				actx, cancel := context.WithCancel(ctx)
+				return actx, resp, nil, cancel, func(bool) {}
+			}
+			ep := r.Middleware(fork)(func(ctx context.Context, req, resp any) error {
+				n.Add(1)
+				return notSent{last}
+			})
+			err := ep(withMethod(context.Background(), "get"), nil, nil)
+			if n.Load() != 3 {
+				t.Fatalf("%d attempts, want 3", n.Load())
+			}
+			if err == nil || !strings.Contains(err.Error(), "after 3 attempts") || !strings.Contains(err.Error(), last.Error()) {
+				t.Errorf("error %q does not say it came after 3 attempts, with the last one's text", err)
+			}
+			var e *rpcerr.Error
+			if !errors.As(err, &e) || e != last || !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("errors.As/Is do not find the last attempt's error in %v", err)
+			}
+			if rpcerr.CodeOf(err) != rpcerr.Timeout || !retry.NotSent(err) {
+				t.Errorf("code %v, NotSent %v; want timeout, true", rpcerr.CodeOf(err), retry.NotSent(err))
+			}
+			if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
+				t.Errorf("%T is not a net.Error whose Timeout() is true", err)
+			}
+		})
+	}
+	r := newRetryer(t, retry.Config{Default: retry.Policy{MaxAttempts: 3, Backoff: noWait}})
+	ep := r.Middleware(nil)(func(ctx context.Context, req, resp any) error { return errBiz })
+	if err := ep(withMethod(context.Background(), "get"), nil, nil); err != error(errBiz) {
+		t.Errorf("one attempt: %v, want the attempt's error as it came", err)
+	}
 }
