@@ -2,6 +2,7 @@ package circuitbreak
 
 import (
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -166,7 +167,8 @@ func DefaultCounts(err error) bool {
 // ErrOpen is the cause of the error a breaker returns when it rejects a
 // call. The error itself has code rpcerr.Overloaded (the client sheds the
 // call, as an overloaded server would): errors.Is(err, ErrOpen) tells them
-// apart. It also says that the request was not sent (retry.NotSent is true
+// apart. Its message names the breaker's key in its Group (the method, or
+// the instance's address) and whether it is open or half-open. It also says that the request was not sent (retry.NotSent is true
 // for it), so that a rejected backup attempt does not end a call whose
 // other attempt is still waiting for its reply.
 var ErrOpen = &openError{}
@@ -178,8 +180,16 @@ func (*openError) Error() string { return "circuit breaker is open" }
 // RequestNotSent reports true: a rejected call is not sent (retry.NotSent).
 func (*openError) RequestNotSent() bool { return true }
 
-// errRejected is what Allow returns: one value, no allocation per call.
-var errRejected = rpcerr.Wrap(rpcerr.Overloaded, ErrOpen, "circuitbreak: call rejected")
+// rejection is the error of a call that breaker key (quoted; "" from New:
+// "the breaker") rejects in state: made once per breaker and state, so
+// that a rejection allocates nothing.
+func rejection(key, state string) *rpcerr.Error {
+	who := "the breaker"
+	if key != "" {
+		who = "breaker " + strconv.Quote(key)
+	}
+	return rpcerr.Wrap(rpcerr.Overloaded, ErrOpen, "circuitbreak: call rejected by "+who+" ("+state+")")
+}
 
 // Stats are a breaker's counters since it was made.
 type Stats struct {
@@ -207,6 +217,10 @@ type Breaker struct {
 	successes int       // successful probes in a row; guarded by mu
 
 	allowed, rejected, probes, opened atomic.Int64
+
+	// rejectOpen and rejectProbing are the errors of the calls it rejects
+	// open, and half-open with a probe out; they name its key.
+	rejectOpen, rejectProbing *rpcerr.Error
 }
 
 // New returns a Breaker configured by cfg.
@@ -220,7 +234,12 @@ func New(cfg Config) (*Breaker, error) {
 // newKeyed makes the breaker of key; cfg is valid.
 func newKeyed(cfg Config, key string) *Breaker {
 	cfg.fill()
-	b := &Breaker{cfg: cfg, key: key}
+	b := &Breaker{
+		cfg:           cfg,
+		key:           key,
+		rejectOpen:    rejection(key, "open"),
+		rejectProbing: rejection(key, "half-open, its probe call not yet ended"),
+	}
 	b.win.Init(cfg.Window, cfg.Buckets)
 	return b
 }
@@ -283,7 +302,7 @@ func (b *Breaker) Admit() (Ticket, error) {
 		if now.Sub(b.openedAt) < b.cfg.OpenFor {
 			b.mu.Unlock()
 			b.rejected.Add(1)
-			return Ticket{}, errRejected
+			return Ticket{}, b.rejectOpen
 		}
 		b.state.Store(int32(HalfOpen))
 		b.successes = 0
@@ -296,7 +315,7 @@ func (b *Breaker) Admit() (Ticket, error) {
 	if b.probing && now.Sub(b.probeAt) < b.cfg.OpenFor {
 		b.mu.Unlock()
 		b.rejected.Add(1)
-		return Ticket{}, errRejected
+		return Ticket{}, b.rejectProbing
 	}
 	b.probeN++
 	b.probing, b.probeAt = true, now

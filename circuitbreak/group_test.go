@@ -1,13 +1,17 @@
 package circuitbreak_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/petrel-rpc/petrel/circuitbreak"
 	"github.com/petrel-rpc/petrel/rpcerr"
+	"github.com/petrel-rpc/petrel/rpcinfo"
 )
 
 // TestGroupKeys: Get makes one breaker per key, Range lists them, Remove
@@ -105,4 +109,39 @@ func TestStateChangeHook(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("transitions %v, want %v", got, want)
 	}
+}
+
+// TestRejectionNamesTheBreaker: the error of a rejected call names the
+// breaker's key and says whether it is open or half-open with its probe
+// out, keeping code Overloaded, ErrOpen and NotSent.
+func TestRejectionNamesTheBreaker(t *testing.T) {
+	now := time.Unix(1000, 0)
+	g, err := circuitbreak.NewGroup(circuitbreak.Config{MinSamples: 1, OpenFor: time.Second, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := g.Middleware(nil)(func(ctx context.Context, req, resp any) error {
+		return rpcerr.New(rpcerr.Connection, "down")
+	})
+	ctx := rpcinfo.NewContext(context.Background(), &rpcinfo.RPCInfo{Method: "getStock"})
+	ep(ctx, nil, nil) // opens getStock's breaker
+	check := func(err error, state string) {
+		t.Helper()
+		if !strings.Contains(fmt.Sprint(err), `"getStock"`) || !strings.Contains(fmt.Sprint(err), state) {
+			t.Errorf("rejection %q does not name breaker \"getStock\" and say %s", err, state)
+		}
+		var ns interface{ RequestNotSent() bool }
+		if rpcerr.CodeOf(err) != rpcerr.Overloaded || !errors.Is(err, circuitbreak.ErrOpen) || !errors.As(err, &ns) {
+			t.Errorf("rejection %v: code %v, want overloaded, wrapping ErrOpen, not sent", err, rpcerr.CodeOf(err))
+		}
+	}
+	check(ep(ctx, nil, nil), "open")
+	now = now.Add(2 * time.Second)
+	b := g.Get("getStock")
+	probe, err := b.Admit() // the probe
+	if err != nil || !probe.Probe() {
+		t.Fatalf("after OpenFor: %v, probe %v", err, probe.Probe())
+	}
+	check(ep(ctx, nil, nil), "half-open")
+	b.Finish(probe, nil)
 }
