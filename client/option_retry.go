@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"net"
 	"reflect"
 
 	"github.com/petrel-rpc/petrel/circuitbreak"
@@ -136,6 +137,18 @@ func (e *notSentError) Unwrap() error { return e.err }
 
 // RequestNotSent reports true: the request did not leave the client.
 func (e *notSentError) RequestNotSent() bool { return true }
+
+// Timeout and Temporary answer as the error it marks does (net.Error), so
+// that a timeout before sending is a net.Error, as Call's doc says.
+func (e *notSentError) Timeout() bool {
+	var ne net.Error
+	return errors.As(e.err, &ne) && ne.Timeout()
+}
+
+func (e *notSentError) Temporary() bool {
+	var ne net.Error
+	return errors.As(e.err, &ne) && ne.Temporary()
+}
 
 // notSent marks err as a failure before the request was sent.
 func notSent(err error) error {

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"net"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -183,6 +184,33 @@ func TestNegativeCallTimeout(t *testing.T) {
 			checkTimeout(t, err, time.Since(start), 200*time.Millisecond)
 			if n := srv.requests.Load(); n != 0 {
 				t.Fatalf("the server read %d requests, want none", n)
+			}
+		})
+	}
+}
+
+// TestUnsentTimeoutIsANetError: Call's doc says a timed-out call's error is
+// a net.Error with Timeout() true; so it is without errors.As (a type
+// assertion, as code written for net's errors does) when the call timed
+// out before its request was sent.
+func TestUnsentTimeoutIsANetError(t *testing.T) {
+	srv := startServer(t)
+	for _, tc := range []struct {
+		name string
+		opts []client.Option
+	}{
+		{"long", nil},
+		{"mux", []client.Option{client.WithMuxConnection(1)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := client.New("Echo", append([]client.Option{client.WithHostPorts(srv.Addr())}, tc.opts...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			err = c.Call(context.Background(), "echo", false, &echoArgs{}, new(echoResult), client.WithCallTimeout(-time.Second))
+			if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
+				t.Fatalf("%v (%T) is not a net.Error whose Timeout() is true", err, err)
 			}
 		})
 	}
