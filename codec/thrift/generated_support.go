@@ -68,3 +68,10 @@ func StructString(name string, p any) string {
 	b.WriteString("})")
 	return b.String()
 }
+
+// UnionFieldsError reports a union with more than one field set (set of
+// them), which is not a Thrift union: generated Validate methods return it,
+// and generated clients and handlers refuse to send such a union.
+func UnionFieldsError(union string, set int) error {
+	return &ProtocolError{Kind: InvalidData, Msg: fmt.Sprintf("union %s has %d fields set; a union holds at most one", union, set)}
+}

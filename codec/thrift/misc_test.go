@@ -198,3 +198,11 @@ func TestStructStringPrintsValues(t *testing.T) {
 		t.Errorf("StructString(nil) = %q, want <nil>", got)
 	}
 }
+
+func TestUnionFieldsError(t *testing.T) {
+	err := thrift.UnionFieldsError("Choice", 2)
+	var pe *thrift.ProtocolError
+	if !errors.As(err, &pe) || pe.Kind != thrift.InvalidData || !strings.Contains(err.Error(), "union Choice has 2 fields set") {
+		t.Errorf("UnionFieldsError = %v (%T), want an InvalidData ProtocolError naming Choice and 2 fields", err, err)
+	}
+}

@@ -23,6 +23,7 @@
 //	(p *X) IsSetF() bool           // for optional and nilable fields
 //	X_F_DEFAULT                    // what GetF returns when F is unset
 //	(p *X) String() string         // X({F:v ...}), unset optionals <nil>; Error() too for exceptions
+//	(p *X) Validate() error        // unions, and structs that can hold one (below)
 //	(p *X) BLength() int
 //	(p *X) FastWrite(b []byte) int
 //	(p *X) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int
@@ -74,6 +75,14 @@
 // client.Client.Call and returns Success, the declared exception as its
 // own Go type (so errors.As finds it), the client's error, or an
 // ApplicationException MISSING_RESULT when the reply holds nothing.
+//
+// A union with more than one field set is not a Thrift union, and FastWrite
+// would write every field set. Validate reports one (thrift.UnionFieldsError,
+// naming the union and the count) in X or anywhere in it; a union with no
+// field set is allowed. When the Args may hold a union, the client method
+// calls Validate first and returns its error without sending; when the
+// Result may, the Handler returns the Result's Validate error, which the
+// server answers as INTERNAL_ERROR. Readers accept what they are sent.
 //
 // [Scaffold] (petrel gen -service) writes a server skeleton, package main:
 // main.go, which serves the handler on its -addr flag, and handler.go, a

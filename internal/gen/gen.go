@@ -228,7 +228,9 @@ type generator struct {
 	svcNames map[*thrift.Service]svcNames
 	// stringy caches hasStrings.
 	stringy map[*thrift.Struct]bool
-	err     error
+	// unionish caches hasUnions.
+	unionish map[*thrift.Struct]bool
+	err      error
 }
 
 func newGenerator(opt Options) *generator {
@@ -240,6 +242,7 @@ func newGenerator(opt Options) *generator {
 		synth:    map[*thrift.Function]svcStructs{},
 		svcNames: map[*thrift.Service]svcNames{},
 		stringy:  map[*thrift.Struct]bool{},
+		unionish: map[*thrift.Struct]bool{},
 	}
 }
 

@@ -462,6 +462,12 @@ func (fg *fileGen) genHandlerFunc(svc *thrift.Service, n svcNames, ms methodSig)
 	for i := range ms.fn.Throws {
 		fg.p("r.%s = nil", fieldGoName(ms.ss.result, exceptionField(ms, i)))
 	}
+	// What the result holds is sent: a union in it with several fields set
+	// is refused instead.
+	stored := "return nil"
+	if fg.g.hasUnions(ms.ss.result) {
+		stored = "return r.Validate()"
+	}
 	if ms.ret != "" {
 		fg.p("ret, err := %s", call.String())
 		fg.p("if err == nil {")
@@ -481,7 +487,7 @@ func (fg *fileGen) genHandlerFunc(svc *thrift.Service, n svcNames, ms methodSig)
 		default:
 			fg.p("r.Success = ret")
 		}
-		fg.p("return nil")
+		fg.p("%s", stored)
 		fg.p("}")
 		fg.p("r.Success = nil")
 	} else {
@@ -497,14 +503,14 @@ func (fg *fileGen) genHandlerFunc(svc *thrift.Service, n svcNames, ms methodSig)
 			fg.p("case %s:", ex.typ)
 			fg.p("if e != nil {")
 			fg.p("r.%s = e", ex.field)
-			fg.p("return nil")
+			fg.p("%s", stored)
 			fg.p("}")
 		}
 		fg.p("}")
 		for _, ex := range exs {
 			fg.p("if e := (%s)(nil); errors.As(err, &e) && e != nil {", ex.typ)
 			fg.p("r.%s = e", ex.field)
-			fg.p("return nil")
+			fg.p("%s", stored)
 			fg.p("}")
 		}
 	}
@@ -533,6 +539,11 @@ func (fg *fileGen) genClientMethod(n svcNames, ms methodSig) {
 	fg.p("}")
 	for _, p := range ms.params {
 		fg.p("call.args.%s = %s", p.field, p.name)
+	}
+	if fg.g.hasUnions(ms.ss.args) {
+		fg.p("if err = call.args.Validate(); err != nil {")
+		fg.p("return")
+		fg.p("}")
 	}
 	if ms.fn.Oneway {
 		fg.p("return x.c.Call(ctx, %q, true, &call.args, nil, opts...)", ms.fn.Name)

@@ -116,6 +116,7 @@ func (fg *fileGen) genStruct(s *thrift.Struct) {
 		fg.p("")
 	}
 
+	fg.genValidate(s)
 	fg.genBinaryCodec(s)
 	fg.genCompactCodec(s)
 	fg.cut(true)

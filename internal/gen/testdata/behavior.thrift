@@ -189,3 +189,24 @@ exception Detail {
   5: i64 n
   6: optional uuid id
 }
+
+// Choice is a union: a Choice with more than one field set is not sent.
+union Choice {
+  1: i32 num
+  2: string text
+  3: Pair pair
+}
+
+// Choices holds unions in a field and in containers.
+struct Choices {
+  1: optional Choice one
+  2: list<Choice> many
+  3: map<string, list<Choice>> nested
+  4: Pair plain
+  5: map<Choice, i32> keyed
+  6: map<list<Choice>, i32> list_keyed
+}
+
+service Chooser {
+  Choice choose(1: Choices in)
+}

@@ -487,6 +487,35 @@ func (p *Choice) String() string {
 	return thrift.StructString("Choice", p)
 }
 
+// Validate returns an error if more than one field of p is set (a union
+// holds one at most), or of a union p holds. Generated clients and
+// handlers call it before sending; FastWrite does not.
+func (p *Choice) Validate() error {
+	if p == nil {
+		return nil
+	}
+	set := 0
+	if p.Number != nil {
+		set++
+	}
+	if p.Text != nil {
+		set++
+	}
+	if p.Inner != nil {
+		set++
+	}
+	if p.Words != nil {
+		set++
+	}
+	if p.Raw != nil {
+		set++
+	}
+	if set > 1 {
+		return thrift.UnionFieldsError("Choice", set)
+	}
+	return nil
+}
+
 // BLength returns the size of p in the binary protocol.
 func (p *Choice) BLength() int {
 	if p == nil {
@@ -2016,6 +2045,18 @@ func (p *Everything) GetReqText() (v string) {
 // String returns a readable form of p, for logs and debugging.
 func (p *Everything) String() string {
 	return thrift.StructString("Everything", p)
+}
+
+// Validate returns an error if a union p holds has more than one field set.
+// Generated clients and handlers call it before sending; FastWrite does not.
+func (p *Everything) Validate() error {
+	if p == nil {
+		return nil
+	}
+	if err := p.Choice.Validate(); err != nil {
+		return err
+	}
+	return nil
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -5343,6 +5384,18 @@ func (p *InteropServiceEchoArgs) String() string {
 	return thrift.StructString("InteropServiceEchoArgs", p)
 }
 
+// Validate returns an error if a union p holds has more than one field set.
+// Generated clients and handlers call it before sending; FastWrite does not.
+func (p *InteropServiceEchoArgs) Validate() error {
+	if p == nil {
+		return nil
+	}
+	if err := p.Value.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 // BLength returns the size of p in the binary protocol.
 func (p *InteropServiceEchoArgs) BLength() int {
 	if p == nil {
@@ -5576,6 +5629,18 @@ func (p *InteropServiceEchoResult) IsSetOops() bool {
 // String returns a readable form of p, for logs and debugging.
 func (p *InteropServiceEchoResult) String() string {
 	return thrift.StructString("InteropServiceEchoResult", p)
+}
+
+// Validate returns an error if a union p holds has more than one field set.
+// Generated clients and handlers call it before sending; FastWrite does not.
+func (p *InteropServiceEchoResult) Validate() error {
+	if p == nil {
+		return nil
+	}
+	if err := p.Success.Validate(); err != nil {
+		return err
+	}
+	return nil
 }
 
 // BLength returns the size of p in the binary protocol.
@@ -7138,6 +7203,18 @@ func (p *InteropServicePickResult) String() string {
 	return thrift.StructString("InteropServicePickResult", p)
 }
 
+// Validate returns an error if a union p holds has more than one field set.
+// Generated clients and handlers call it before sending; FastWrite does not.
+func (p *InteropServicePickResult) Validate() error {
+	if p == nil {
+		return nil
+	}
+	if err := p.Success.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 // BLength returns the size of p in the binary protocol.
 func (p *InteropServicePickResult) BLength() int {
 	if p == nil {
@@ -7464,19 +7541,19 @@ func interopServiceEchoHandler(ctx context.Context, handler any, args, result th
 	ret, err := h.Echo(ctx, a.Value)
 	if err == nil {
 		r.Success = ret
-		return nil
+		return r.Validate()
 	}
 	r.Success = nil
 	switch e := err.(type) {
 	case *Oops:
 		if e != nil {
 			r.Oops = e
-			return nil
+			return r.Validate()
 		}
 	}
 	if e := (*Oops)(nil); errors.As(err, &e) && e != nil {
 		r.Oops = e
-		return nil
+		return r.Validate()
 	}
 	return err
 }
@@ -7547,19 +7624,19 @@ func interopServicePickHandler(ctx context.Context, handler any, args, result th
 	ret, err := h.Pick(ctx, a.Color, a.Inners)
 	if err == nil {
 		r.Success = ret
-		return nil
+		return r.Validate()
 	}
 	r.Success = nil
 	switch e := err.(type) {
 	case *Oops:
 		if e != nil {
 			r.Oops = e
-			return nil
+			return r.Validate()
 		}
 	}
 	if e := (*Oops)(nil); errors.As(err, &e) && e != nil {
 		r.Oops = e
-		return nil
+		return r.Validate()
 	}
 	return err
 }
@@ -7606,6 +7683,9 @@ func (x *interopServiceClient) Echo(ctx context.Context, value *Everything, opts
 		result InteropServiceEchoResult
 	}
 	call.args.Value = value
+	if err = call.args.Validate(); err != nil {
+		return
+	}
 	if err = x.c.Call(ctx, "echo", false, &call.args, &call.result, opts...); err != nil {
 		return
 	}
