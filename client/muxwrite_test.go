@@ -2,7 +2,6 @@ package client_test
 
 import (
 	"context"
-	"errors"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/petrel-rpc/petrel/client"
-	"github.com/petrel-rpc/petrel/rpcerr"
 )
 
 // heldArgs is echoArgs whose encoding (under the multiplexed connection's
@@ -171,110 +169,5 @@ func TestMuxStalledConnectionIsReplaced(t *testing.T) {
 	}
 	if d := time.Since(start); d < 900*time.Millisecond {
 		t.Fatalf("the connection was replaced after %v, before a second without replies", d)
-	}
-}
-
-// TestMuxWriteLockWaitBoundedByDeadline: a server that never reads, a
-// client with no RPC timeout. Call A (no deadline) holds the write lock in
-// a flush the full socket stalls for good; call B, with a 300ms context
-// deadline, must end then with a timeout, not wait for the lock until A's
-// flush ends (before, B waited until Close).
-func TestMuxWriteLockWaitBoundedByDeadline(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		if conn, err := ln.Accept(); err == nil {
-			accepted <- conn // never read
-		}
-	}()
-	c, err := client.New("Echo", client.WithHostPorts(ln.Addr().String()),
-		client.WithMuxConnection(1), client.WithRPCTimeout(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctxA, cancelA := context.WithCancel(context.Background())
-	defer cancelA()
-	doneA := make(chan error, 1)
-	go func() {
-		doneA <- c.Call(ctxA, "echo", false, &echoArgs{Msg: make([]byte, 12<<20)}, new(echoResult))
-	}()
-	for start := time.Now(); ; time.Sleep(time.Millisecond) {
-		if client.MuxConns(c) == 1 {
-			if _, flushes := client.MuxWrites(c); flushes == 1 {
-				break // A flushes, holding the write lock
-			}
-		}
-		if time.Since(start) > 5*time.Second {
-			t.Fatal("call A never flushed")
-		}
-	}
-	ctxB, cancelB := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancelB()
-	doneB := make(chan error, 1)
-	go func() { doneB <- c.Call(ctxB, "echo", false, &echoArgs{Msg: []byte("B")}, new(echoResult)) }()
-	limit := time.NewTimer(3 * time.Second)
-	defer limit.Stop()
-	select {
-	case err := <-doneB:
-		if rpcerr.CodeOf(err) != rpcerr.Timeout {
-			t.Errorf("call B: %v (code %v), want a Timeout", err, rpcerr.CodeOf(err))
-		}
-		var ne net.Error
-		if !errors.As(err, &ne) || !ne.Timeout() {
-			t.Errorf("call B: %v is not a net.Error whose Timeout() is true", err)
-		}
-	case <-limit.C:
-		c.Close() // ends A's flush, and B's wait
-		t.Fatalf("call B, with a 300ms deadline, still waited for the write lock after 3s (then %v)", <-doneB)
-	}
-	select {
-	case err := <-doneA:
-		t.Fatalf("call A ended before its request could leave: %v", err)
-	default:
-	}
-	c.Close() // ends A's flush
-	if err := <-doneA; err == nil {
-		t.Fatal("call A, whose request could not leave, succeeded")
-	}
-	(<-accepted).Close() // A's flush ran on it
-}
-
-// TestMuxWritersGivingUpLeaveNoFrameUnflushed: callers whose deadline
-// passes while they wait for the write lock leave the queue; a frame its
-// writer left for them to flush must still leave, so every call with time
-// to spare succeeds.
-func TestMuxWritersGivingUpLeaveNoFrameUnflushed(t *testing.T) {
-	srv := startServer(t)
-	c := muxClient(t, srv.Addr(), 1, client.WithRPCTimeout(0))
-	var wg sync.WaitGroup
-	var failed atomic.Int32
-	var firstErr atomic.Value
-	for g := range 16 {
-		wg.Go(func() {
-			for range 200 {
-				if g%2 == 0 {
-					ctx, cancel := context.WithTimeout(context.Background(), time.Duration(20+g*15)*time.Microsecond)
-					c.Call(ctx, "echo", false, &echoArgs{Msg: []byte("short")}, new(echoResult))
-					cancel()
-					continue
-				}
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				_, err := echo(ctx, c, &echoArgs{Msg: []byte("long")})
-				cancel()
-				if err != nil {
-					failed.Add(1)
-					firstErr.CompareAndSwap(nil, err)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if n := failed.Load(); n > 0 {
-		t.Fatalf("%d calls with 5s to spare failed, first: %v", n, firstErr.Load())
 	}
 }

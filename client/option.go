@@ -297,9 +297,8 @@ func WithLongConnection(cfg LongPoolConfig) Option {
 // MaxMuxConnections). Replies are matched to calls by sequence id, and the
 // requests of concurrent callers are written with one flush. It needs the TTHeader transport (the default). A flush
 // that cannot finish within the client's RPC timeout (the peer stopped
-// reading) fails the connection and the calls on it; a call waiting to
-// write behind such a flush ends at its own deadline or context, its
-// request not sent. The default pool is WithLongConnection.
+// reading) fails the connection and the calls on it. The default pool is
+// WithLongConnection.
 func WithMuxConnection(conns int) Option {
 	return optionFunc(func(c *config) {
 		if conns < 0 || conns > MaxMuxConnections {

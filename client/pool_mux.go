@@ -190,28 +190,24 @@ type muxCall struct {
 }
 
 // muxConn is one connection shared by concurrent calls. Requests are
-// written under the write lock; the last of a group of writers queued on
-// it flushes for all of them. A reader goroutine reads replies and hands
-// each to the caller waiting for its sequence id.
+// written under wmu; the last of a group of writers queued on wmu flushes
+// for all of them. A reader goroutine reads replies and hands each to the
+// caller waiting for its sequence id.
 //
-// Lock order: the write lock, then mu.
+// Lock order: wmu, then mu.
 type muxConn struct {
 	conn    netpoll.Connection
 	maxSize int
 
-	queued atomic.Int32 // writers waiting for the write lock
-	// wlock is the write lock, a token in a channel of capacity 1, so
-	// that a writer waits for it no longer than its call's deadline (the
-	// holder may be stalled in a flush by a peer that stopped reading). It
-	// guards the connection's Writer side and flushBy, flushAny.
-	wlock chan struct{}
+	queued atomic.Int32 // writers waiting for wmu
+	wmu    sync.Mutex   // guards the connection's Writer side and flushBy, flushAny
 	// flushBy is the latest deadline of the frames waiting to be flushed,
 	// flushAny whether one of them has none: a flush is bounded by the
 	// deadlines of the calls it carries.
 	flushBy  time.Time
 	flushAny bool
 	// flushGen counts the flushes ended (done or failed); written under
-	// the write lock. The frames written since the last one go with flush flushGen+1.
+	// wmu. The frames written since the last one go with flush flushGen+1.
 	flushGen atomic.Uint64
 	replies  atomic.Uint64 // reply frames read
 	// silentSince is when a call first timed out without a reply frame
@@ -238,7 +234,6 @@ func newMuxConn(conn netpoll.Connection, maxSize int, onExit func(*muxConn)) *mu
 		conn:    conn,
 		maxSize: maxSize,
 		pending: make(map[int32]*muxCall),
-		wlock:   make(chan struct{}, 1),
 		done:    make(chan struct{}),
 		onExit:  onExit,
 	}
@@ -286,85 +281,16 @@ func (mc *muxConn) unregister(call *muxCall) bool {
 	return true
 }
 
-func (mc *muxConn) lockWrite()   { mc.wlock <- struct{}{} }
-func (mc *muxConn) unlockWrite() { <-mc.wlock }
-func (mc *muxConn) tryLockWrite() bool {
-	select {
-	case mc.wlock <- struct{}{}:
-		return true
-	default:
-		return false
-	}
-}
-
-// waitWrite takes the write lock unless ctx ends or deadline (zero: none)
-// passes first; timer is the caller's, stopped, and is stopped again on
-// return.
-func (mc *muxConn) waitWrite(ctx context.Context, timer *time.Timer, deadline time.Time) error {
-	var timeout <-chan time.Time
-	if !deadline.IsZero() {
-		d := time.Until(deadline)
-		if d <= 0 {
-			return rpcerr.New(rpcerr.Timeout, "the call's deadline passed while waiting to write the request to "+mc.conn.RemoteAddr().String())
-		}
-		timer.Reset(d)
-		defer timer.Stop()
-		timeout = timer.C
-	}
-	select {
-	case mc.wlock <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctxError(ctx.Err(), "waiting to write the request to "+mc.conn.RemoteAddr().String())
-	case <-timeout:
-		return rpcerr.New(rpcerr.Timeout, "the call's deadline passed while waiting to write the request to "+mc.conn.RemoteAddr().String())
-	}
-}
-
-// flushLeft flushes the frames a writer left to a queued one that has
-// since given up waiting. A writer that leaves its frame, and one that
-// gives up, each call it after (the writer: releasing the write lock; the
-// other: leaving the queue), so that one of them finds both done. The
-// flush runs in the background unless mine (the frames include the
-// caller's own, which it must wait for anyway): a caller that gave up
-// must not wait for a flush its deadline does not bound.
-func (mc *muxConn) flushLeft(mine bool) {
-	if mc.queued.Load() != 0 || !mc.tryLockWrite() {
-		return // a writer still queued, or the one holding the lock, flushes
-	}
-	if mc.conn.Writer().MallocLen() == 0 {
-		mc.unlockWrite()
-		return
-	}
-	if mine {
-		mc.flushLocked()
-		mc.unlockWrite()
-		return
-	}
-	go func() {
-		mc.flushLocked()
-		mc.unlockWrite()
-	}()
-}
-
 // send writes one request whose call ends by deadline (zero: none) and
 // returns the number of the flush that carries it (see awaitFlush). The
 // caller that finds no other writer queued behind it flushes everything
 // written so far with one system call; the others leave their frame for
 // it. A oneway caller, which returns at once, flushes its own frame: args
 // may be linked into the output by reference and must not be read once
-// the call has returned. A caller that cannot take the write lock before
-// ctx ends or its deadline passes returns a Timeout or Canceled error,
-// its request not written; timer is the call's, stopped.
-func (mc *muxConn) send(ctx context.Context, timer *time.Timer, h *transport.Header, method string, typ thrift.MessageType, seq int32, args thrift.FastCodec, deadline time.Time) (gen uint64, err error) {
+// the call has returned.
+func (mc *muxConn) send(h *transport.Header, method string, typ thrift.MessageType, seq int32, args thrift.FastCodec, deadline time.Time) (gen uint64, err error) {
 	mc.queued.Add(1)
-	if !mc.tryLockWrite() {
-		if err = mc.waitWrite(ctx, timer, deadline); err != nil {
-			mc.queued.Add(-1)
-			mc.flushLeft(false)
-			return 0, notSent(err)
-		}
-	}
+	mc.wmu.Lock()
 	mc.queued.Add(-1)
 	w := mc.conn.Writer()
 	before := w.MallocLen()
@@ -388,26 +314,18 @@ func (mc *muxConn) send(ctx context.Context, timer *time.Timer, h *transport.Hea
 			runtime.Gosched()
 		}
 	}
-	left := false
-	if w.MallocLen() > 0 {
-		if mc.queued.Load() == 0 || typ == thrift.ONEWAY {
-			if ferr := mc.flushLocked(); ferr != nil && err == nil {
-				err = rpcerr.Wrap(rpcerr.Connection, ferr, "writing the request to "+mc.conn.RemoteAddr().String())
-			}
-		} else {
-			left = true // to a queued writer
+	if (mc.queued.Load() == 0 || typ == thrift.ONEWAY) && w.MallocLen() > 0 {
+		if ferr := mc.flushLocked(); ferr != nil && err == nil {
+			err = rpcerr.Wrap(rpcerr.Connection, ferr, "writing the request to "+mc.conn.RemoteAddr().String())
 		}
 	}
-	mc.unlockWrite()
-	if left {
-		mc.flushLeft(true)
-	}
+	mc.wmu.Unlock()
 	return gen, err
 }
 
 // flushLocked flushes the frames written so far, within the latest
 // deadline of their calls, and fails the connection if that fails. The
-// caller holds the write lock.
+// caller holds wmu.
 func (mc *muxConn) flushLocked() error {
 	mc.flushes.Add(1)
 	by := mc.flushBy
@@ -431,11 +349,11 @@ func (mc *muxConn) awaitFlush(gen uint64) {
 	if mc.flushGen.Load() >= gen {
 		return
 	}
-	mc.lockWrite()
+	mc.wmu.Lock()
 	if mc.flushGen.Load() < gen {
 		mc.flushLocked()
 	}
-	mc.unlockWrite()
+	mc.wmu.Unlock()
 }
 
 // readLoop reads replies until the connection fails or is closed, then
