@@ -228,21 +228,24 @@ type generator struct {
 	svcNames map[*thrift.Service]svcNames
 	// stringy caches hasStrings.
 	stringy map[*thrift.Struct]bool
-	// unionish caches hasUnions.
-	unionish map[*thrift.Struct]bool
-	err      error
+	// unionish caches hasUnions (for structs that are not unions), and
+	// typeUnionish typeHasUnions.
+	unionish     map[*thrift.Struct]bool
+	typeUnionish map[*thrift.Type]bool
+	err          error
 }
 
 func newGenerator(opt Options) *generator {
 	return &generator{
-		opt:      opt,
-		pkgs:     map[*thrift.File]*pkgInfo{},
-		names:    map[any]string{},
-		scopes:   map[string]map[string]bool{},
-		synth:    map[*thrift.Function]svcStructs{},
-		svcNames: map[*thrift.Service]svcNames{},
-		stringy:  map[*thrift.Struct]bool{},
-		unionish: map[*thrift.Struct]bool{},
+		opt:          opt,
+		pkgs:         map[*thrift.File]*pkgInfo{},
+		names:        map[any]string{},
+		scopes:       map[string]map[string]bool{},
+		synth:        map[*thrift.Function]svcStructs{},
+		svcNames:     map[*thrift.Service]svcNames{},
+		stringy:      map[*thrift.Struct]bool{},
+		unionish:     map[*thrift.Struct]bool{},
+		typeUnionish: map[*thrift.Type]bool{},
 	}
 }
 

@@ -260,58 +260,84 @@ func (fg *fileGen) newFunc(s *thrift.Struct) string {
 }
 
 // hasStrings reports whether a value of struct s can hold a string or
-// binary, directly or in anything it contains. The answer is about every
-// struct reachable from s, so it is found by one walk over them all; only
-// finished answers are cached (an answer taken while a cycle is still being
-// walked would be partial).
+// binary, directly or in anything it contains.
 func (g *generator) hasStrings(s *thrift.Struct) bool {
-	if v, ok := g.stringy[s]; ok {
+	return reaches(s, g.stringy, isString)
+}
+
+func isString(r *thrift.Type) bool {
+	return r.Kind == thrift.TypeString || r.Kind == thrift.TypeBinary
+}
+
+// reaches reports whether a value of struct s can hold a value of a type
+// that leaf (given resolved types) reports, directly or in anything it
+// contains. The answer is about every type reachable from s, so it is found
+// by one walk over them all, which visits each struct and each container
+// type once (a chain of typedef map<A, A> would otherwise be walked 2^depth
+// times); cache keeps finished answers (one taken while a cycle is still
+// being walked would be partial).
+func reaches(s *thrift.Struct, cache map[*thrift.Struct]bool, leaf func(*thrift.Type) bool) bool {
+	if v, ok := cache[s]; ok {
 		return v
 	}
-	seen := map[*thrift.Struct]bool{}
-	v := g.reachesStrings(s, seen)
+	w := typeWalk{cache: cache, leaf: leaf, seen: map[any]bool{}}
+	v := w.structReaches(s)
 	if !v {
-		// The walk ended without finding a string, so it saw everything
+		// The walk ended without finding one, so it saw everything
 		// reachable from s, and so from each struct it passed through.
-		for x := range seen {
-			g.stringy[x] = false
+		for x := range w.seen {
+			if st, ok := x.(*thrift.Struct); ok {
+				cache[st] = false
+			}
 		}
 	}
-	g.stringy[s] = v
+	cache[s] = v
 	return v
 }
 
-// reachesStrings reports whether s, or a struct reachable from it that is
-// not in seen, holds a string or binary; it adds to seen each struct it
-// walks.
-func (g *generator) reachesStrings(s *thrift.Struct, seen map[*thrift.Struct]bool) bool {
-	if v, ok := g.stringy[s]; ok {
+// typeWalk is one walk of reaches.
+type typeWalk struct {
+	cache map[*thrift.Struct]bool
+	leaf  func(*thrift.Type) bool
+	seen  map[any]bool // structs and container types walked
+}
+
+// structReaches reports whether s, or a type reachable from it that is not
+// in seen, is one leaf reports; it adds to seen what it walks.
+func (w *typeWalk) structReaches(s *thrift.Struct) bool {
+	if v, ok := w.cache[s]; ok {
 		return v // a finished answer
 	}
-	if seen[s] {
+	if w.seen[s] {
 		return false // already being walked: what it reaches is counted there
 	}
-	seen[s] = true
+	w.seen[s] = true
 	for _, fl := range s.Fields {
-		if g.typeReachesStrings(fl.Type, seen) {
+		if w.typeReaches(fl.Type) {
 			return true
 		}
 	}
 	return false
 }
 
-func (g *generator) typeReachesStrings(t *thrift.Type, seen map[*thrift.Struct]bool) bool {
+func (w *typeWalk) typeReaches(t *thrift.Type) bool {
 	r := t.Resolved()
-	switch r.Kind {
-	case thrift.TypeString, thrift.TypeBinary:
+	if w.leaf(r) {
 		return true
-	case thrift.TypeList, thrift.TypeSet:
-		return g.typeReachesStrings(r.Elem, seen)
-	case thrift.TypeMap:
-		return g.typeReachesStrings(r.Key, seen) || g.typeReachesStrings(r.Elem, seen)
+	}
+	switch r.Kind {
+	case thrift.TypeList, thrift.TypeSet, thrift.TypeMap:
+		if w.seen[r] {
+			return false // walked, or being walked
+		}
+		w.seen[r] = true
+		if r.Kind == thrift.TypeMap && w.typeReaches(r.Key) {
+			return true
+		}
+		return w.typeReaches(r.Elem)
 	}
 	if s := r.Struct(); s != nil {
-		return g.reachesStrings(s, seen)
+		return w.structReaches(s)
 	}
 	return false
 }

@@ -7,59 +7,25 @@ import (
 )
 
 // hasUnions reports whether s is a union or can hold one (in a field, a
-// container or a struct it holds): such structs get a Validate method. Like
-// hasStrings, only finished answers are cached.
+// container or a struct it holds): such structs get a Validate method.
 func (g *generator) hasUnions(s *thrift.Struct) bool {
-	if v, ok := g.unionish[s]; ok {
-		return v
-	}
-	seen := map[*thrift.Struct]bool{}
-	v := g.reachesUnions(s, seen)
-	if !v {
-		for x := range seen {
-			g.unionish[x] = false
-		}
-	}
-	g.unionish[s] = v
-	return v
+	return s.Kind == thrift.StructKindUnion || reaches(s, g.unionish, isUnion)
 }
 
-func (g *generator) reachesUnions(s *thrift.Struct, seen map[*thrift.Struct]bool) bool {
-	if v, ok := g.unionish[s]; ok {
-		return v
-	}
-	if s.Kind == thrift.StructKindUnion {
-		return true
-	}
-	if seen[s] {
-		return false // already being walked: what it reaches is counted there
-	}
-	seen[s] = true
-	for _, fl := range s.Fields {
-		if g.typeReachesUnions(fl.Type, seen) {
-			return true
-		}
-	}
-	return false
-}
-
-func (g *generator) typeReachesUnions(t *thrift.Type, seen map[*thrift.Struct]bool) bool {
-	r := t.Resolved()
-	switch r.Kind {
-	case thrift.TypeList, thrift.TypeSet:
-		return g.typeReachesUnions(r.Elem, seen)
-	case thrift.TypeMap:
-		return g.typeReachesUnions(r.Key, seen) || g.typeReachesUnions(r.Elem, seen)
-	}
-	if st := r.Struct(); st != nil {
-		return g.reachesUnions(st, seen)
-	}
-	return false
+func isUnion(r *thrift.Type) bool {
+	st := r.Struct()
+	return st != nil && st.Kind == thrift.StructKindUnion
 }
 
 // typeHasUnions is hasUnions for the values of type t.
 func (g *generator) typeHasUnions(t *thrift.Type) bool {
-	return g.typeReachesUnions(t, map[*thrift.Struct]bool{})
+	if v, ok := g.typeUnionish[t]; ok {
+		return v
+	}
+	w := typeWalk{cache: g.unionish, leaf: isUnion, seen: map[any]bool{}}
+	v := w.typeReaches(t)
+	g.typeUnionish[t] = v
+	return v
 }
 
 // genValidate writes the Validate method of s, when s is a union or holds
