@@ -484,22 +484,31 @@ func TestDocCommentCleaned(t *testing.T) {
 // typedef or struct whose code passes the bound, quickly and in bounded
 // memory, instead of exhausting memory.
 func TestNestedContainersBounded(t *testing.T) {
-	var src strings.Builder
-	src.WriteString("typedef map<i32, i32> A0\n")
-	for i := 1; i <= 30; i++ {
-		fmt.Fprintf(&src, "typedef map<A%d, A%d> A%d\n", i-1, i-1, i)
-	}
-	src.WriteString("struct Deep {\n  1: A30 a\n}\n")
-	f, err := thrift.Parse("deep.thrift", []byte(src.String()), thrift.ParseOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := parseMapChain(t, 30, "")
 	start := time.Now()
-	_, err = gen.Generate(f, gen.Options{Module: "m.example/deep"})
+	_, err := gen.Generate(f, gen.Options{Module: "m.example/deep"})
 	if err == nil || !strings.Contains(err.Error(), "deep.thrift:") || !strings.Contains(err.Error(), "MiB") {
 		t.Fatalf("Generate: %v, want an error at a declaration of deep.thrift saying the code is too large", err)
 	}
 	t.Logf("after %v: %v", time.Since(start), err)
+}
+
+// parseMapChain parses deep.thrift: typedefs A0 = map<i32, i32> and each
+// An = map<An-1, An-1> up to depth, a struct Deep with a field of the last,
+// then extra.
+func parseMapChain(t *testing.T, depth int, extra string) *thrift.File {
+	t.Helper()
+	var src strings.Builder
+	src.WriteString("typedef map<i32, i32> A0\n")
+	for i := 1; i <= depth; i++ {
+		fmt.Fprintf(&src, "typedef map<A%d, A%d> A%d\n", i-1, i-1, i)
+	}
+	fmt.Fprintf(&src, "struct Deep {\n  1: A%d a\n}\n%s", depth, extra)
+	f, err := thrift.Parse("deep.thrift", []byte(src.String()), thrift.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 // TestTypeWalksLinear checks that the walks over the types a struct can hold
@@ -507,16 +516,7 @@ func TestNestedContainersBounded(t *testing.T) {
 // typedef map<A, A>, walking key and value of each level apart took 2^depth
 // steps, 17 s at a depth of 30 and for ever at 60, for an IDL of 62 lines.
 func TestTypeWalksLinear(t *testing.T) {
-	var src strings.Builder
-	src.WriteString("typedef map<i32, i32> A0\n")
-	for i := 1; i <= 60; i++ {
-		fmt.Fprintf(&src, "typedef map<A%d, A%d> A%d\n", i-1, i-1, i)
-	}
-	src.WriteString("struct Deep {\n  1: A60 a\n}\nservice S {\n  Deep get(1: Deep d)\n}\n")
-	f, err := thrift.Parse("deep.thrift", []byte(src.String()), thrift.ParseOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := parseMapChain(t, 60, "service S {\n  Deep get(1: Deep d)\n}\n")
 	done := make(chan error, 1)
 	go func() {
 		_, err := gen.Generate(f, gen.Options{Module: "m.example/deep"})
