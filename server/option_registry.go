@@ -12,7 +12,8 @@ import (
 )
 
 // DefaultRegistryTimeout bounds the registration of a server's services
-// when it starts serving (WithRegistry).
+// when it starts serving, and their deregistration when it stops
+// (WithRegistry).
 const DefaultRegistryTimeout = 5 * time.Second
 
 // regConfig is what WithRegistry and WithDeregisterGrace set.
@@ -27,6 +28,9 @@ type regConfig struct {
 // as inst (within DefaultRegistryTimeout; a failure makes Run/Serve return
 // the error without serving), and Stop deregisters them first, before it
 // drains, so that clients stop picking the server while it still answers.
+// Stop deregisters them even when its context has ended (a server gone
+// must not stay registered): each deregistration is bounded by
+// DefaultRegistryTimeout, not by Stop's context.
 // When Serve fails after registering (a listener it cannot poll, or one
 // that fails while serving), it deregisters them before it returns.
 // An empty inst.Address is filled with the listener's address, which must
@@ -96,15 +100,18 @@ func (s *Server) register(ln net.Listener) error {
 }
 
 // deregister removes the server's services from the registry, then waits
-// for the grace period (Stop).
+// for the grace period (Stop). The deregistration outlives ctx (its values
+// are kept), within DefaultRegistryTimeout; ctx bounds the grace period.
 func (s *Server) deregister(ctx context.Context) error {
 	if s.cfg.reg.registry == nil {
 		return nil
 	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultRegistryTimeout)
+	defer cancel()
 	s.reg.mu.Lock()
 	s.reg.stopped = true
 	registered := len(s.reg.services) > 0
-	err := s.deregisterLocked(ctx)
+	err := s.deregisterLocked(dctx)
 	s.reg.mu.Unlock()
 	if registered && s.cfg.reg.grace > 0 {
 		t := time.NewTimer(s.cfg.reg.grace)

@@ -23,6 +23,9 @@ type fakeRegistry struct {
 	srv      *server.Server // when set, Deregister records whether it drained
 	drained  bool
 	failWith error
+	// ctxBound makes Deregister fail with ctx's error once ctx has
+	// ended, removing nothing, as a registry across the network does.
+	ctxBound bool
 }
 
 func (f *fakeRegistry) Register(ctx context.Context, service string, inst discovery.Instance) error {
@@ -39,6 +42,9 @@ func (f *fakeRegistry) Register(ctx context.Context, service string, inst discov
 func (f *fakeRegistry) Deregister(ctx context.Context, service string, inst discovery.Instance) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.ctxBound && ctx.Err() != nil {
+		return ctx.Err()
+	}
 	f.events = append(f.events, "deregister "+service+" "+inst.Address)
 	if f.srv != nil && f.srv.Draining() {
 		f.drained = true
@@ -251,4 +257,38 @@ func registeredEcho(t *testing.T, addr string) (*server.Server, *fakeRegistry, n
 		t.Fatal(err)
 	}
 	return s, reg, ln
+}
+
+// TestStopEndedContextDeregisters: a Stop whose context has already ended
+// (a shutdown deadline spent elsewhere) still takes the server out of the
+// registry, or clients go on picking an instance that is gone; it returns
+// the context's error, and Serve returns.
+func TestStopEndedContextDeregisters(t *testing.T) {
+	s, reg, ln := registeredEcho(t, "127.0.0.1:0")
+	reg.ctxBound = true
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ln) }()
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		if ev, _ := reg.snapshot(); len(ev) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server did not register")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.Stop(ended); !errors.Is(err, context.Canceled) {
+		t.Errorf("Stop with an ended context = %v, want context.Canceled", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	ev, _ := reg.snapshot()
+	want := []string{"register Echo", "deregister Echo " + ln.Addr().String()}
+	if strings.Join(ev, "; ") != strings.Join(want, "; ") {
+		t.Fatalf("registry events %q, want %q: the stopped server is still registered", ev, want)
+	}
 }

@@ -284,6 +284,8 @@ func (s *Server) Addr() net.Addr {
 //     period (or WithExitWaitTime has passed), the server stops accepting
 //     and closes every connection once it is idle.
 //
+// With WithRegistry, the server is deregistered first, even when ctx has
+// ended, and a failed deregistration is returned (with ctx.Err() if any).
 // If ctx ends first, the remaining connections are closed at once and
 // ctx.Err() is returned; connections still busy when the exit wait time
 // ends are closed then. Stop returns after Run or Serve has returned
@@ -334,8 +336,8 @@ func (s *Server) Stop(ctx context.Context) error {
 			err = ctx.Err()
 		}
 	}
-	if err == nil {
-		err = regErr
+	if regErr != nil {
+		err = errors.Join(err, regErr)
 	}
 	return err
 }
