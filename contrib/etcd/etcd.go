@@ -3,7 +3,11 @@
 // for servers and [Resolver] implements discovery.Resolver for clients.
 //
 // Each instance is one key, Prefix + service + "/" + address, whose value is
-// the instance as JSON ({"address", "weight", "tags"}). A Registry attaches
+// the instance as JSON ({"address", "weight", "tags"}). A service name may
+// not hold "/" (the Registry and the Resolver refuse it): the name ends at
+// the first "/" after the prefix, so that a service's keys are not also
+// under another service's (those of "a/b" under "a"'s). An address may
+// hold "/". A Registry attaches
 // its keys to one lease that it keeps alive while the process runs. A
 // Resolver's Watcher follows the keys with an etcd watch, so changes reach
 // clients as soon as etcd has them.
@@ -133,6 +137,17 @@ func (c Config) fill() (Config, error) {
 }
 
 func serviceKey(prefix, service string) string { return prefix + service + "/" }
+
+// checkService reports a service name that cannot be a key's segment.
+func checkService(service string) error {
+	if service == "" {
+		return errors.New("etcd: the service name is empty")
+	}
+	if strings.Contains(service, "/") {
+		return fmt.Errorf("etcd: service name %q holds a \"/\", which would put its instances under another service's keys", service)
+	}
+	return nil
+}
 
 // Registry registers instances under one kept-alive lease. It is safe for
 // concurrent use.
@@ -267,8 +282,11 @@ func (r *Registry) renew() error {
 // (granted at the first Register). It replaces an instance of the same
 // address.
 func (r *Registry) Register(ctx context.Context, service string, inst discovery.Instance) error {
-	if service == "" || inst.Address == "" {
-		return errors.New("etcd: Register needs a service name and an instance address")
+	if err := checkService(service); err != nil {
+		return err
+	}
+	if inst.Address == "" {
+		return fmt.Errorf("etcd: registering service %s: the instance has no address", service)
 	}
 	v, err := record.Encode(inst)
 	if err != nil {
@@ -294,6 +312,9 @@ func (r *Registry) Register(ctx context.Context, service string, inst discovery.
 
 // Deregister deletes the key of service's instance at inst.Address.
 func (r *Registry) Deregister(ctx context.Context, service string, inst discovery.Instance) error {
+	if err := checkService(service); err != nil {
+		return err
+	}
 	key := serviceKey(r.cfg.Prefix, service) + inst.Address
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -350,6 +371,9 @@ func NewResolver(cfg Config) (*Resolver, error) {
 
 // load reads service's instances by key, and the revision they were read at.
 func (r *Resolver) load(ctx context.Context, service string) (map[string]discovery.Instance, int64, error) {
+	if err := checkService(service); err != nil {
+		return nil, 0, err
+	}
 	prefix := serviceKey(r.cfg.Prefix, service)
 	resp, err := r.cfg.Client.Get(ctx, prefix, clientv3.WithPrefix())
 	if err != nil {
