@@ -91,8 +91,11 @@ func (s *Server) register(ln net.Listener) error {
 	for _, name := range names {
 		if err := reg.Register(ctx, name, inst); err != nil {
 			err = fmt.Errorf("server: registering service %s as %s: %w", name, inst.Address, err)
-			// Take back what was registered.
-			return errors.Join(err, s.deregisterLocked(ctx))
+			// Take back what was registered, in a time of its own: ctx
+			// may be what ended the registration.
+			dctx, dcancel := context.WithTimeout(context.Background(), DefaultRegistryTimeout)
+			defer dcancel()
+			return errors.Join(err, s.deregisterLocked(dctx))
 		}
 		r.services = append(r.services, name)
 	}

@@ -26,6 +26,8 @@ type fakeRegistry struct {
 	// ctxBound makes Deregister fail with ctx's error once ctx has
 	// ended, removing nothing, as a registry across the network does.
 	ctxBound bool
+	// hangOn makes Register of that service wait until ctx ends.
+	hangOn string
 }
 
 func (f *fakeRegistry) Register(ctx context.Context, service string, inst discovery.Instance) error {
@@ -33,6 +35,12 @@ func (f *fakeRegistry) Register(ctx context.Context, service string, inst discov
 	defer f.mu.Unlock()
 	if f.failWith != nil {
 		return f.failWith
+	}
+	if service == f.hangOn {
+		f.mu.Unlock()
+		<-ctx.Done()
+		f.mu.Lock()
+		return ctx.Err()
 	}
 	f.events = append(f.events, "register "+service)
 	f.inst = inst
@@ -290,5 +298,28 @@ func TestStopEndedContextDeregisters(t *testing.T) {
 	want := []string{"register Echo", "deregister Echo " + ln.Addr().String()}
 	if strings.Join(ev, "; ") != strings.Join(want, "; ") {
 		t.Fatalf("registry events %q, want %q: the stopped server is still registered", ev, want)
+	}
+}
+
+// TestRegistryTimeoutTakesBack: when registering the second service times
+// out (DefaultRegistryTimeout), the first, already registered, is
+// deregistered before Serve returns the error; the deadline that ended the
+// registration does not end the deregistration too.
+func TestRegistryTimeoutTakesBack(t *testing.T) {
+	s, reg, ln := registeredEcho(t, "127.0.0.1:0")
+	reg.ctxBound = true
+	reg.hangOn = "Echo2"
+	second := *echotest.EchoServiceInfo
+	second.Name = "Echo2"
+	if err := s.RegisterService(&second, &handler{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Serve(ln); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Serve with a registry that does not answer = %v", err)
+	}
+	ev, _ := reg.snapshot()
+	want := []string{"register Echo", "deregister Echo " + ln.Addr().String()}
+	if strings.Join(ev, "; ") != strings.Join(want, "; ") {
+		t.Fatalf("registry events %q, want %q: a server that never served is still registered", ev, want)
 	}
 }
