@@ -29,7 +29,7 @@ type regConfig struct {
 // the error without serving), and Stop deregisters them first, before it
 // drains, so that clients stop picking the server while it still answers.
 // Stop deregisters them even when its context has ended (a server gone
-// must not stay registered): each deregistration is bounded by
+// must not stay registered): deregistering them is bounded by
 // DefaultRegistryTimeout, not by Stop's context.
 // When Serve fails after registering (a listener it cannot poll, or one
 // that fails while serving), it deregisters them before it returns.
