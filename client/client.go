@@ -166,9 +166,12 @@ func (c *Client) Call(ctx context.Context, method string, oneway bool, args, res
 	return err
 }
 
-// Close closes the client's idle and shared connections and waits for the
-// goroutines reading them. Calls in progress fail or finish; later calls
-// fail with an rpcerr.Connection error.
+// Close closes the client's connections and waits for the goroutines
+// reading them. With the long and multiplexed pools, a call in progress
+// that waits for its reply (or for its request to be written) fails at
+// once with an rpcerr.Connection error saying the client is closed; with
+// the short pool, whose connections are each their call's own, a call in
+// progress fails or finishes. Later calls fail at once with that error.
 func (c *Client) Close() error {
 	if c.closed.Swap(true) {
 		return nil
@@ -413,7 +416,11 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 }
 
 // ioError classifies a failed write or read of the short and long pools.
+// Close closes the connections calls wait on: their error says so.
 func (c *Client) ioError(ctx context.Context, cs *callState, err error, what string) error {
+	if c.closed.Load() {
+		return connError(errClientClosed, what)
+	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return ctxError(ctxErr, what)
 	}

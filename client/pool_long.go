@@ -15,7 +15,8 @@ type connPool interface {
 	// the connection in an unknown state (an error, a timeout, the server's
 	// request to drop it), and the pool then closes it.
 	put(pc *pconn, reusable bool)
-	// close closes every idle connection; later puts close theirs.
+	// close closes every connection, those in use too (their calls fail
+	// with errClientClosed, see ioError); later gets fail with it.
 	close()
 	// retain keeps connections only to the addresses in live (discovery
 	// reported the others gone; option_discovery.go).
@@ -80,8 +81,12 @@ type longPool struct {
 	d   *dialer
 	cfg LongPoolConfig
 
-	mu      sync.Mutex
-	idle    map[string][]*pconn // per address, oldest first; guarded by mu
+	mu   sync.Mutex
+	idle map[string][]*pconn // per address, oldest first; guarded by mu
+	// conns are the connections dialed and not yet discarded, idle and in
+	// use, which close closes; guarded by mu. Changed at a dial and a
+	// discard, never by a call that reuses a connection.
+	conns   map[*pconn]struct{}
 	closed  bool                // guarded by mu
 	janitor *time.Timer         // sweeps expired connections; guarded by mu
 	live    map[string]struct{} // guarded by mu; nil: keep every address, else only these (retain)
@@ -91,6 +96,9 @@ type longPool struct {
 
 // discard closes a connection of the pool.
 func (p *longPool) discard(pc *pconn) {
+	p.mu.Lock()
+	delete(p.conns, pc)
+	p.mu.Unlock()
 	p.open.Add(-1)
 	pc.close()
 }
@@ -119,7 +127,7 @@ func (p *longPool) sweepEvery() time.Duration {
 }
 
 func newLongPool(d *dialer, cfg LongPoolConfig) *longPool {
-	p := &longPool{d: d, cfg: cfg, idle: make(map[string][]*pconn)}
+	p := &longPool{d: d, cfg: cfg, idle: make(map[string][]*pconn), conns: make(map[*pconn]struct{})}
 	p.janitor = time.AfterFunc(p.sweepEvery(), p.sweep)
 	return p
 }
@@ -152,8 +160,17 @@ func (p *longPool) get(ctx context.Context, addr string, deadline time.Time) (*p
 	if err != nil {
 		return nil, err
 	}
+	pc := newPconn(conn, addr)
+	p.mu.Lock()
+	if p.closed { // Close ran while we dialed
+		p.mu.Unlock()
+		conn.Close()
+		return nil, errClientClosed
+	}
+	p.conns[pc] = struct{}{}
+	p.mu.Unlock()
 	p.open.Add(1)
-	return newPconn(conn, addr), nil
+	return pc, nil
 }
 
 func (p *longPool) put(pc *pconn, reusable bool) {
@@ -214,10 +231,19 @@ func (p *longPool) close() {
 	p.janitor.Stop()
 	idle := p.idle
 	p.idle = make(map[string][]*pconn)
+	inUse := make([]*pconn, 0, len(p.conns))
+	for pc := range p.conns {
+		inUse = append(inUse, pc)
+	}
 	p.mu.Unlock()
 	for _, list := range idle {
 		for _, pc := range list {
 			p.discard(pc)
 		}
+	}
+	// A call waiting on one of the others wakes with an error and
+	// discards it.
+	for _, pc := range inUse {
+		pc.close()
 	}
 }
