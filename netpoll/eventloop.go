@@ -81,6 +81,7 @@ func (l *EventLoop) Serve(ln net.Listener) error {
 	l.mu.Unlock()
 	select {
 	case <-l.done:
+		lis.stop() // as Shutdown does, maybe not yet: ln is closed on return
 		return nil
 	case <-lis.failed:
 		return lis.err
@@ -440,6 +441,10 @@ func (x *listener) stopLocked() {
 		x.timer.Stop()
 	}
 	x.op.detach()
-	x.op.release() // the poller closes the duplicate after its batch
+	// The poller closes the duplicate after its batch, some time after
+	// Serve returns; stop the socket listening first, so that its address
+	// can be listened on again once Serve has returned.
+	stopListening(x.op.fd)
+	x.op.release()
 	x.ln.Close()
 }

@@ -11,6 +11,11 @@ import (
 
 func closeFD(fd int) { unix.Close(fd) }
 
+// stopListening makes the listening socket fd stop listening now, though fd
+// stays open: its port is free again for a new listener (Linux; elsewhere
+// it may do nothing).
+func stopListening(fd int) { unix.Shutdown(fd, unix.SHUT_RD) }
+
 // dupFD duplicates fd, close-on-exec.
 func dupFD(fd int) (int, error) {
 	d, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
