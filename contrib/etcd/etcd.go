@@ -164,7 +164,10 @@ type Registry struct {
 	closed  bool              // guarded by mu
 	ctx     context.Context   // canceled by Close; bounds the keep-alive
 	cancel  context.CancelFunc
-	wg      sync.WaitGroup // the keep-alive goroutine
+	// stopKeepAlive, guarded by mu, ends the keep-alive of r.lease (nil
+	// without a lease).
+	stopKeepAlive context.CancelFunc
+	wg            sync.WaitGroup // the keep-alive goroutine
 }
 
 var _ discovery.Registry = (*Registry)(nil)
@@ -198,7 +201,11 @@ func (r *Registry) Lease() (id clientv3.LeaseID, granted time.Duration) {
 	return r.lease, time.Duration(r.granted) * time.Second
 }
 
-// grantLocked makes the lease and starts keeping it alive. r.mu is held.
+// grantLocked makes a lease, puts every registered instance under it and
+// starts keeping it alive. If any step fails it gives the new lease back
+// (deleting what it put) and the registry is left without a lease, as
+// before: no lease is ever kept alive but r.lease. r.mu is held, r.lease
+// is 0.
 func (r *Registry) grantLocked(ctx context.Context) error {
 	want := r.leaseSeconds()
 	lease, err := r.cfg.Client.Grant(ctx, want)
@@ -208,28 +215,61 @@ func (r *Registry) grantLocked(ctx context.Context) error {
 	if lease.TTL > want {
 		// etcd raised it to its minimum: the instances would outlive a
 		// crash by more than TTL. Give the lease back and say so.
-		if _, err := r.cfg.Client.Revoke(ctx, lease.ID); err != nil {
-			r.cfg.Logger.Warn("etcd: revoking a lease granted too long", "lease", fmt.Sprintf("%x", lease.ID), "err", err)
-		}
+		r.revoke(lease.ID, "a lease granted too long")
 		return fmt.Errorf("%w: asked for a lease of %ds (Config.TTL %v minus %v), etcd granted %ds; set Config.TTL to at least %v or lower etcd's election timeout",
 			ErrTTLTooShort, want, r.cfg.TTL, ExpiryAllowance, lease.TTL, time.Duration(lease.TTL)*time.Second+ExpiryAllowance)
 	}
-	ch, err := r.cfg.Client.KeepAlive(r.ctx, lease.ID)
+	kaCtx, stop := context.WithCancel(r.ctx)
+	ch, err := r.cfg.Client.KeepAlive(kaCtx, lease.ID)
 	if err != nil {
+		stop()
+		r.revoke(lease.ID, "a lease that could not be kept alive")
 		return fmt.Errorf("etcd: keeping lease %x alive: %w", lease.ID, err)
 	}
-	r.lease, r.granted = lease.ID, lease.TTL
+	// The client drops keep-alive answers nobody reads: the goroutine
+	// draining them can start after the Puts.
+	for k, v := range r.keys {
+		if _, err := r.cfg.Client.Put(ctx, k, v, clientv3.WithLease(lease.ID)); err != nil {
+			stop()
+			r.revoke(lease.ID, "a lease the instances could not be put under")
+			return fmt.Errorf("etcd: putting %s under a new lease: %w", k, err)
+		}
+	}
+	r.lease, r.granted, r.stopKeepAlive = lease.ID, lease.TTL, stop
 	r.wg.Add(1)
-	go r.keepAlive(lease.ID, ch)
+	go r.keepAlive(kaCtx, lease.ID, ch)
 	return nil
+}
+
+// revoke gives lease id back to etcd, which deletes the keys under it, or
+// logs why it could not (the lease then expires by itself).
+func (r *Registry) revoke(id clientv3.LeaseID, what string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := r.cfg.Client.Revoke(ctx, id); err != nil {
+		r.cfg.Logger.Warn("etcd: revoking "+what, "lease", fmt.Sprintf("%x", id), "err", err)
+	}
+}
+
+// dropLocked stops keeping the registry's lease alive and gives it back.
+// r.mu is held.
+func (r *Registry) dropLocked() {
+	r.stopKeepAlive()
+	r.revoke(r.lease, "an unused lease")
+	r.lease, r.granted, r.stopKeepAlive = 0, 0, nil
 }
 
 // keepAlive drains the lease's keep-alive answers; when they stop before
 // Close (the lease expired or etcd was unreachable too long), it grants a
-// new lease and puts the instances again.
-func (r *Registry) keepAlive(id clientv3.LeaseID, ch <-chan *clientv3.LeaseKeepAliveResponse) {
+// new lease and puts the instances again. It ends without doing so when
+// ctx, the lease's keep-alive context, was canceled: by Close, or by the
+// registry giving the lease back.
+func (r *Registry) keepAlive(ctx context.Context, id clientv3.LeaseID, ch <-chan *clientv3.LeaseKeepAliveResponse) {
 	defer r.wg.Done()
 	for range ch {
+	}
+	if ctx.Err() != nil {
+		return
 	}
 	backoff := 100 * time.Millisecond
 	for {
@@ -240,10 +280,9 @@ func (r *Registry) keepAlive(id clientv3.LeaseID, ch <-chan *clientv3.LeaseKeepA
 			r.cfg.Logger.Error("etcd: registry lease lost and the etcd client is closed; the instances expire with the lease", "lease", fmt.Sprintf("%x", id))
 			return
 		}
-		r.cfg.Logger.Warn("etcd: registry lease lost; registering again", "lease", fmt.Sprintf("%x", id), "ttl", r.cfg.TTL)
-		err := r.renew()
-		if err == nil {
-			return // renew started a new keepAlive
+		done, err := r.renew(id)
+		if done {
+			return
 		}
 		r.cfg.Logger.Warn("etcd: registering again failed", "err", err, "retry_in", backoff)
 		timer := time.NewTimer(backoff)
@@ -257,30 +296,37 @@ func (r *Registry) keepAlive(id clientv3.LeaseID, ch <-chan *clientv3.LeaseKeepA
 	}
 }
 
-// renew grants a new lease and puts every registered instance under it.
-func (r *Registry) renew() error {
+// renew replaces lost lease id: it grants a new lease and puts every
+// registered instance under it. It reports done when that is no longer
+// the caller's to do: the registry is closed, a Register granted a new
+// lease meanwhile, or no instance is left (the next Register grants one).
+func (r *Registry) renew(id clientv3.LeaseID) (done bool, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return nil
+		return true, nil
 	}
-	ctx, cancel := context.WithTimeout(r.ctx, 5*time.Second)
+	if r.lease == id {
+		r.cfg.Logger.Warn("etcd: registry lease lost; registering again", "lease", fmt.Sprintf("%x", id), "ttl", r.cfg.TTL)
+		r.stopKeepAlive()
+		r.lease, r.granted, r.stopKeepAlive = 0, 0, nil
+	}
+	if r.lease != 0 || len(r.keys) == 0 {
+		return true, nil
+	}
+	gctx, cancel := context.WithTimeout(r.ctx, 5*time.Second)
 	defer cancel()
-	r.lease = 0
-	if err := r.grantLocked(ctx); err != nil {
-		return err
+	if err := r.grantLocked(gctx); err != nil {
+		return false, err
 	}
-	for k, v := range r.keys {
-		if _, err := r.cfg.Client.Put(ctx, k, v, clientv3.WithLease(r.lease)); err != nil {
-			return fmt.Errorf("etcd: putting %s again: %w", k, err)
-		}
-	}
-	return nil
+	return true, nil
 }
 
 // Register puts inst under service's key, attached to the registry's lease
-// (granted at the first Register). It replaces an instance of the same
-// address.
+// (granted at the first Register, which also puts under it the instances
+// still registered if the previous lease was lost). It replaces an instance
+// of the same address. A Register that fails while no other instance is
+// registered gives the lease back.
 func (r *Registry) Register(ctx context.Context, service string, inst discovery.Instance) error {
 	if err := checkService(service); err != nil {
 		return err
@@ -304,6 +350,11 @@ func (r *Registry) Register(ctx context.Context, service string, inst discovery.
 		}
 	}
 	if _, err := r.cfg.Client.Put(ctx, key, v, clientv3.WithLease(r.lease)); err != nil {
+		if len(r.keys) == 0 {
+			// Nothing is under the lease: give it back rather than
+			// keep it alive for nothing until Close.
+			r.dropLocked()
+		}
 		return fmt.Errorf("etcd: registering %s: %w", key, err)
 	}
 	r.keys[key] = v
