@@ -69,7 +69,7 @@ func New(service string, opts ...Option) (*Client, error) {
 	}
 	switch cfg.pool {
 	case poolShort:
-		c.pool = &shortPool{d: &c.dialer}
+		c.pool = &shortPool{d: &c.dialer, conns: make(map[*pconn]struct{})}
 	case poolMux:
 		c.mux = newMuxPool(&c.dialer, cfg.muxConns, cfg.maxMessageSize, cfg.rpcTimeout)
 	default:
@@ -167,11 +167,9 @@ func (c *Client) Call(ctx context.Context, method string, oneway bool, args, res
 }
 
 // Close closes the client's connections and waits for the goroutines
-// reading them. With the long and multiplexed pools, a call in progress
-// that waits for its reply (or for its request to be written) fails at
-// once with an rpcerr.Connection error saying the client is closed; with
-// the short pool, whose connections are each their call's own, a call in
-// progress fails or finishes. Later calls fail at once with that error.
+// reading them. A call in progress that waits for its reply (or for its
+// request to be written) fails at once with an rpcerr.Connection error
+// saying the client is closed, and so do later calls.
 func (c *Client) Close() error {
 	if c.closed.Swap(true) {
 		return nil

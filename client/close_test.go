@@ -68,16 +68,12 @@ func startSilentServer(t *testing.T) *silentServer {
 
 // TestCloseEndsCallsInFlight: a call waiting, with no timeout, for the
 // reply of a server that never answers ends promptly when the client is
-// closed, with an error saying so; its connection is closed, and a call
-// made after Close fails at once with the same error. Before, the long
-// pool's calls waited on after Close (until the server closed the
-// connection), as the multiplexed pool's did not. The short pool's
-// connections are their calls' own, and Close leaves them.
+// closed, on every pool, with an error saying so; its connection is
+// closed, and a call made after Close fails at once with the same error.
+// Before, the short and long pools' calls waited on after Close (until the
+// server closed the connection), as the multiplexed pool's did not.
 func TestCloseEndsCallsInFlight(t *testing.T) {
 	for _, s := range setups() {
-		if strings.HasPrefix(s.name, "short/") {
-			continue
-		}
 		t.Run(s.name, func(t *testing.T) {
 			srv := startSilentServer(t)
 			c := newClient(t, srv.ln.Addr().String(), s, client.WithRPCTimeout(0))

@@ -54,6 +54,10 @@ func (c *Client) PoolStats() PoolStats {
 type shortPool struct {
 	d    *dialer
 	open atomic.Int64 // connections dialed and not yet closed
+
+	mu     sync.Mutex
+	conns  map[*pconn]struct{} // the connections of calls in progress, which close closes; guarded by mu
+	closed bool                // guarded by mu
 }
 
 func (p *shortPool) get(ctx context.Context, addr string, deadline time.Time) (*pconn, error) {
@@ -61,18 +65,42 @@ func (p *shortPool) get(ctx context.Context, addr string, deadline time.Time) (*
 	if err != nil {
 		return nil, err
 	}
+	pc := newPconn(conn, addr)
+	p.mu.Lock()
+	if p.closed { // Close ran while we dialed
+		p.mu.Unlock()
+		conn.Close()
+		return nil, errClientClosed
+	}
+	p.conns[pc] = struct{}{}
+	p.mu.Unlock()
 	p.open.Add(1)
-	return newPconn(conn, addr), nil
+	return pc, nil
 }
 
 func (p *shortPool) put(pc *pconn, _ bool) {
+	p.mu.Lock()
+	delete(p.conns, pc)
+	p.mu.Unlock()
 	p.open.Add(-1)
 	pc.close()
 }
 
 func (p *shortPool) stats() PoolStats { return PoolStats{Open: int(p.open.Load())} }
 
-func (p *shortPool) close() {}
+func (p *shortPool) close() {
+	p.mu.Lock()
+	p.closed = true
+	inUse := make([]*pconn, 0, len(p.conns))
+	for pc := range p.conns {
+		inUse = append(inUse, pc)
+	}
+	p.mu.Unlock()
+	// Each call waiting on one wakes with an error and puts it back.
+	for _, pc := range inUse {
+		pc.close()
+	}
+}
 
 // longPool keeps idle connections per address, at most MaxIdlePerAddress
 // each, for at most MaxIdleTimeout. A connection whose peer closed it
