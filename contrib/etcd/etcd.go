@@ -192,9 +192,10 @@ func (r *Registry) leaseSeconds() int64 {
 }
 
 // Lease returns the Registry's current lease and its TTL as etcd granted
-// it (0, 0 before the first Register). The instances of a process that dies
-// stay visible at most granted + ExpiryAllowance <= Config.TTL after its
-// last keep-alive.
+// it, or 0, 0 when it holds none: before the first Register, after a failed
+// first Register, and from the loss of a lease until it is replaced. The
+// instances of a process that dies stay visible at most granted +
+// ExpiryAllowance <= Config.TTL after its last keep-alive.
 func (r *Registry) Lease() (id clientv3.LeaseID, granted time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
