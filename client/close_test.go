@@ -84,10 +84,12 @@ func TestCloseEndsCallsInFlight(t *testing.T) {
 			}()
 			<-srv.got // the request reached the server: the call waits for its reply
 			c.Close()
+			timer := time.NewTimer(5 * time.Second)
+			defer timer.Stop()
 			var err error
 			select {
 			case err = <-done:
-			case <-time.After(5 * time.Second):
+			case <-timer.C:
 				t.Fatal("the call still waited 5s after Close returned")
 			}
 			if rpcerr.CodeOf(err) != rpcerr.Connection || !strings.Contains(err.Error(), "client is closed") {
