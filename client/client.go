@@ -69,7 +69,7 @@ func New(service string, opts ...Option) (*Client, error) {
 	}
 	switch cfg.pool {
 	case poolShort:
-		c.pool = &shortPool{d: &c.dialer, conns: make(map[*pconn]struct{})}
+		c.pool = &shortPool{d: &c.dialer}
 	case poolMux:
 		c.mux = newMuxPool(&c.dialer, cfg.muxConns, cfg.maxMessageSize, cfg.rpcTimeout)
 	default:

@@ -50,57 +50,79 @@ func (c *Client) PoolStats() PoolStats {
 	return c.pool.stats()
 }
 
-// shortPool dials a connection per call and closes it afterwards.
-type shortPool struct {
-	d    *dialer
-	open atomic.Int64 // connections dialed and not yet closed
-
+// connSet is the connections a pool dialed and has not closed, idle and in
+// use, which closeAll closes (a call waiting on one then fails with
+// errClientClosed, see ioError). It changes at a dial and a discard, never
+// when a call reuses a connection.
+type connSet struct {
 	mu     sync.Mutex
-	conns  map[*pconn]struct{} // the connections of calls in progress, which close closes; guarded by mu
+	conns  map[*pconn]struct{} // guarded by mu
 	closed bool                // guarded by mu
+	open   atomic.Int64        // len(conns), read without the lock
 }
 
-func (p *shortPool) get(ctx context.Context, addr string, deadline time.Time) (*pconn, error) {
-	conn, err := p.d.dial(ctx, addr, deadline)
+// dial dials addr and adds the connection, unless closeAll ran meanwhile:
+// then it closes it and fails with errClientClosed.
+func (s *connSet) dial(ctx context.Context, d *dialer, addr string, deadline time.Time) (*pconn, error) {
+	conn, err := d.dial(ctx, addr, deadline)
 	if err != nil {
 		return nil, err
 	}
 	pc := newPconn(conn, addr)
-	p.mu.Lock()
-	if p.closed { // Close ran while we dialed
-		p.mu.Unlock()
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
 		conn.Close()
 		return nil, errClientClosed
 	}
-	p.conns[pc] = struct{}{}
-	p.mu.Unlock()
-	p.open.Add(1)
+	if s.conns == nil {
+		s.conns = make(map[*pconn]struct{})
+	}
+	s.conns[pc] = struct{}{}
+	s.mu.Unlock()
+	s.open.Add(1)
 	return pc, nil
 }
 
-func (p *shortPool) put(pc *pconn, _ bool) {
-	p.mu.Lock()
-	delete(p.conns, pc)
-	p.mu.Unlock()
-	p.open.Add(-1)
+// discard removes pc from the set and closes it.
+func (s *connSet) discard(pc *pconn) {
+	s.mu.Lock()
+	delete(s.conns, pc)
+	s.mu.Unlock()
+	s.open.Add(-1)
 	pc.close()
 }
 
-func (p *shortPool) stats() PoolStats { return PoolStats{Open: int(p.open.Load())} }
-
-func (p *shortPool) close() {
-	p.mu.Lock()
-	p.closed = true
-	inUse := make([]*pconn, 0, len(p.conns))
-	for pc := range p.conns {
-		inUse = append(inUse, pc)
+// closeAll closes every connection of the set (each call waiting on one
+// wakes with an error and discards it); later dials fail.
+func (s *connSet) closeAll() {
+	s.mu.Lock()
+	s.closed = true
+	all := make([]*pconn, 0, len(s.conns))
+	for pc := range s.conns {
+		all = append(all, pc)
 	}
-	p.mu.Unlock()
-	// Each call waiting on one wakes with an error and puts it back.
-	for _, pc := range inUse {
+	s.mu.Unlock()
+	for _, pc := range all {
 		pc.close()
 	}
 }
+
+// shortPool dials a connection per call and closes it afterwards.
+type shortPool struct {
+	d     *dialer
+	conns connSet
+}
+
+func (p *shortPool) get(ctx context.Context, addr string, deadline time.Time) (*pconn, error) {
+	return p.conns.dial(ctx, p.d, addr, deadline)
+}
+
+func (p *shortPool) put(pc *pconn, _ bool) { p.conns.discard(pc) }
+
+func (p *shortPool) stats() PoolStats { return PoolStats{Open: int(p.conns.open.Load())} }
+
+func (p *shortPool) close() { p.conns.closeAll() }
 
 // longPool keeps idle connections per address, at most MaxIdlePerAddress
 // each, for at most MaxIdleTimeout. A connection whose peer closed it
@@ -109,30 +131,21 @@ type longPool struct {
 	d   *dialer
 	cfg LongPoolConfig
 
-	mu   sync.Mutex
-	idle map[string][]*pconn // per address, oldest first; guarded by mu
-	// conns are the connections dialed and not yet discarded, idle and in
-	// use, which close closes; guarded by mu. Changed at a dial and a
-	// discard, never by a call that reuses a connection.
-	conns   map[*pconn]struct{}
+	conns connSet // idle and in use
+
+	mu      sync.Mutex
+	idle    map[string][]*pconn // per address, oldest first; guarded by mu
 	closed  bool                // guarded by mu
 	janitor *time.Timer         // sweeps expired connections; guarded by mu
 	live    map[string]struct{} // guarded by mu; nil: keep every address, else only these (retain)
-	open    atomic.Int64        // connections dialed and not yet closed: idle and in use
 	sweeps  atomic.Int64        // janitor runs (tests read it)
 }
 
 // discard closes a connection of the pool.
-func (p *longPool) discard(pc *pconn) {
-	p.mu.Lock()
-	delete(p.conns, pc)
-	p.mu.Unlock()
-	p.open.Add(-1)
-	pc.close()
-}
+func (p *longPool) discard(pc *pconn) { p.conns.discard(pc) }
 
 func (p *longPool) stats() PoolStats {
-	st := PoolStats{Open: int(p.open.Load())}
+	st := PoolStats{Open: int(p.conns.open.Load())}
 	p.mu.Lock()
 	for _, list := range p.idle {
 		if len(list) > 0 {
@@ -155,7 +168,7 @@ func (p *longPool) sweepEvery() time.Duration {
 }
 
 func newLongPool(d *dialer, cfg LongPoolConfig) *longPool {
-	p := &longPool{d: d, cfg: cfg, idle: make(map[string][]*pconn), conns: make(map[*pconn]struct{})}
+	p := &longPool{d: d, cfg: cfg, idle: make(map[string][]*pconn)}
 	p.janitor = time.AfterFunc(p.sweepEvery(), p.sweep)
 	return p
 }
@@ -184,21 +197,7 @@ func (p *longPool) get(ctx context.Context, addr string, deadline time.Time) (*p
 	if found != nil {
 		return found, nil
 	}
-	conn, err := p.d.dial(ctx, addr, deadline)
-	if err != nil {
-		return nil, err
-	}
-	pc := newPconn(conn, addr)
-	p.mu.Lock()
-	if p.closed { // Close ran while we dialed
-		p.mu.Unlock()
-		conn.Close()
-		return nil, errClientClosed
-	}
-	p.conns[pc] = struct{}{}
-	p.mu.Unlock()
-	p.open.Add(1)
-	return pc, nil
+	return p.conns.dial(ctx, p.d, addr, deadline)
 }
 
 func (p *longPool) put(pc *pconn, reusable bool) {
@@ -259,19 +258,11 @@ func (p *longPool) close() {
 	p.janitor.Stop()
 	idle := p.idle
 	p.idle = make(map[string][]*pconn)
-	inUse := make([]*pconn, 0, len(p.conns))
-	for pc := range p.conns {
-		inUse = append(inUse, pc)
-	}
 	p.mu.Unlock()
 	for _, list := range idle {
 		for _, pc := range list {
 			p.discard(pc)
 		}
 	}
-	// A call waiting on one of the others wakes with an error and
-	// discards it.
-	for _, pc := range inUse {
-		pc.close()
-	}
+	p.conns.closeAll() // those in use
 }
