@@ -66,6 +66,21 @@ func (f *fakeRegistry) snapshot() ([]string, discovery.Instance) {
 	return append([]string(nil), f.events...), f.inst
 }
 
+// awaitRegistered waits up to 3 s for the server's first registration.
+func (f *fakeRegistry) awaitRegistered(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		if ev, _ := f.snapshot(); len(ev) > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server did not register")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
 func TestRegistryLifecycle(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -80,16 +95,7 @@ func TestRegistryLifecycle(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- s.Run() }()
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		if ev, _ := reg.snapshot(); len(ev) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the server did not register")
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	reg.awaitRegistered(t)
 	ev, inst := reg.snapshot()
 	if len(ev) != 1 || ev[0] != "register Echo" || inst.Address != addr || inst.Weight != 5 || inst.Tags["zone"] != "a" {
 		t.Fatalf("registered %v as %+v, want Echo at %s with weight 5 and its tags", ev, inst, addr)
@@ -276,16 +282,7 @@ func TestStopEndedContextDeregisters(t *testing.T) {
 	reg.ctxBound = true
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ln) }()
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		if ev, _ := reg.snapshot(); len(ev) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the server did not register")
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	reg.awaitRegistered(t)
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := s.Stop(ended); !errors.Is(err, context.Canceled) {
