@@ -168,9 +168,10 @@ func DefaultCounts(err error) bool {
 // call. The error itself has code rpcerr.Overloaded (the client sheds the
 // call, as an overloaded server would): errors.Is(err, ErrOpen) tells them
 // apart. Its message names the breaker's key in its Group (the method, or
-// the instance's address) and whether it is open or half-open. It also says that the request was not sent (retry.NotSent is true
-// for it), so that a rejected backup attempt does not end a call whose
-// other attempt is still waiting for its reply.
+// the instance's address) and whether it is open or half-open. It also
+// says that the request was not sent (retry.NotSent is true for it), so
+// that a rejected backup attempt does not end a call whose other attempt
+// is still waiting for its reply.
 var ErrOpen = &openError{}
 
 type openError struct{}

@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -98,10 +100,7 @@ func (s *connSet) discard(pc *pconn) {
 func (s *connSet) closeAll() {
 	s.mu.Lock()
 	s.closed = true
-	all := make([]*pconn, 0, len(s.conns))
-	for pc := range s.conns {
-		all = append(all, pc)
-	}
+	all := slices.Collect(maps.Keys(s.conns))
 	s.mu.Unlock()
 	for _, pc := range all {
 		pc.close()

@@ -2,7 +2,9 @@ package client
 
 import (
 	"context"
+	"maps"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -167,10 +169,7 @@ func (p *muxPool) forget(mc *muxConn) {
 func (p *muxPool) close() {
 	p.mu.Lock()
 	p.closed = true
-	closing := make([]*muxConn, 0, len(p.live))
-	for mc := range p.live {
-		closing = append(closing, mc)
-	}
+	closing := slices.Collect(maps.Keys(p.live))
 	p.mu.Unlock()
 	for _, mc := range closing {
 		mc.shutdown(errClientClosed)

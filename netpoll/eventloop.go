@@ -6,8 +6,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -161,10 +163,7 @@ func (l *EventLoop) closeIdle() int {
 
 func (l *EventLoop) closeAll() {
 	l.mu.Lock()
-	all := make([]*connection, 0, len(l.conns))
-	for c := range l.conns {
-		all = append(all, c)
-	}
+	all := slices.Collect(maps.Keys(l.conns))
 	l.mu.Unlock()
 	for _, c := range all {
 		c.Close()
