@@ -103,6 +103,9 @@ func readFramed(r buf.Reader, maxSize int, h *Header) ([]byte, error) {
 		return nil, err
 	}
 	n := uint64(binary.BigEndian.Uint32(head))
+	if n > maxWireFrame {
+		return nil, protoErr(ErrBadFrame, "framed: frame length 0x%08x is negative (top bit set)", n)
+	}
 	if n+4 > uint64(maxSize) {
 		return nil, protoErr(ErrFrameTooLarge, "framed: frame of %d bytes declared, limit %d", n+4, maxSize)
 	}

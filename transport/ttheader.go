@@ -37,7 +37,10 @@ func readTTHeader(r buf.Reader, maxSize int, h *Header) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if l := binary.BigEndian.Uint32(head); l < ttFixed-4 {
+		switch l := binary.BigEndian.Uint32(head); {
+		case l > maxWireFrame:
+			return nil, errNegativeTT(l)
+		case l < ttFixed-4:
 			return nil, protoErr(ErrBadFrame, "ttheader: frame of %d bytes declared, the fixed header alone is %d", uint64(l)+4, ttFixed)
 		}
 	}
@@ -59,7 +62,11 @@ func readTTHeader(r buf.Reader, maxSize int, h *Header) ([]byte, error) {
 // checkTTHead checks the fixed part of a TTHeader frame and returns the
 // frame's size and its header's size.
 func checkTTHead(head []byte, maxSize int) (n, hs int, err error) {
-	n64 := uint64(binary.BigEndian.Uint32(head)) + 4
+	l := binary.BigEndian.Uint32(head)
+	if l > maxWireFrame {
+		return 0, 0, errNegativeTT(l)
+	}
+	n64 := uint64(l) + 4
 	if n64 > uint64(maxSize) {
 		return 0, 0, protoErr(ErrFrameTooLarge, "ttheader: frame of %d bytes declared, limit %d", n64, maxSize)
 	}
@@ -77,6 +84,12 @@ func checkTTHead(head []byte, maxSize int) (n, hs int, err error) {
 		return 0, 0, protoErr(ErrBadFrame, "ttheader: header of %d bytes does not fit in a frame of %d", hs, n)
 	}
 	return n, hs, nil
+}
+
+// errNegativeTT refuses a LENGTH with its top bit set, which no writer
+// produces (the field is an i32 and frames stay below 2 GiB).
+func errNegativeTT(l uint32) error {
+	return protoErr(ErrBadFrame, "ttheader: frame length 0x%08x is negative (top bit set)", l)
 }
 
 // decodeTTFrame decodes a whole TTHeader frame whose header is hs bytes.

@@ -161,7 +161,7 @@ func TestTTHeaderBad(t *testing.T) {
 		{"acl past header", frame(0, 0, 0x11, 0x01, 0x00, 0, 0, 0), transport.ErrBadFrame},
 		{"count cut", frame(0, 0, 0, 0x01), transport.ErrBadFrame},
 		{"2 GiB frame", []byte{0x7f, 0xff, 0xff, 0xff, 0x10, 0, 0, 0, 0, 0, 0, 1, 0, 1}, transport.ErrFrameTooLarge},
-		{"4 GiB frame", []byte{0xff, 0xff, 0xff, 0xff, 0x10, 0, 0, 0, 0, 0, 0, 1, 0, 1}, transport.ErrFrameTooLarge},
+		{"negative length", []byte{0xff, 0xff, 0xff, 0xff, 0x10, 0, 0, 0, 0, 0, 0, 1, 0, 1}, transport.ErrBadFrame},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var h transport.Header
