@@ -3,6 +3,7 @@ package loadbalance
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync/atomic"
 	"time"
@@ -98,7 +99,7 @@ func (b *P2C) Update(instances []discovery.Instance) {
 	st := &p2cState{
 		insts:    copyInstances(instances),
 		byAddr:   make(map[string]*p2cNode, len(instances)),
-		halfLife: uint64(b.cfg.HalfLife) * uint64(max(len(instances), 1)),
+		halfLife: halfLife(b.cfg.HalfLife, len(instances)),
 	}
 	st.nodes = make([]*p2cNode, len(st.insts))
 	now := b.picks.Load()
@@ -199,6 +200,17 @@ func (b *P2C) Done(address string, latency time.Duration, err error) {
 		}
 	}
 	nd.sampled.Store(now)
+}
+
+// halfLife is perInstance × instances (at least one), saturated at the
+// largest uint64 rather than wrapped: a wrapped product would be a short
+// half-life, or 0, a division by zero in decayed.
+func halfLife(perInstance, instances int) uint64 {
+	h, n := uint64(perInstance), uint64(max(instances, 1))
+	if h > math.MaxUint64/n {
+		return math.MaxUint64
+	}
+	return h * n
 }
 
 // decayed halves ewma for every halfLife picks since sampled.
