@@ -46,7 +46,7 @@ type Connection interface {
 	// as busy, and so does the idle timeout; a local Close does not wait
 	// for holds. It has no effect on dialed connections.
 	Hold()
-	// Unhold ends a Hold.
+	// Unhold ends a Hold; one without a Hold left to end does nothing.
 	Unhold()
 }
 

@@ -384,9 +384,20 @@ func (c *connection) finishIfDone() {
 func (c *connection) Hold() { c.holds.Add(1) }
 
 // Unhold ends a Hold; after the last, a connection the peer closed closes.
+// An Unhold without a Hold left to end does nothing: a negative count would
+// keep a connection the peer closed open for good, and Shutdown waiting.
 func (c *connection) Unhold() {
-	if c.holds.Add(-1) == 0 {
-		c.finishIfDone()
+	for {
+		h := c.holds.Load()
+		if h <= 0 {
+			return
+		}
+		if c.holds.CompareAndSwap(h, h-1) {
+			if h == 1 {
+				c.finishIfDone()
+			}
+			return
+		}
 	}
 }
 
