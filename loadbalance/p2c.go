@@ -164,8 +164,9 @@ func (st *p2cState) better(a, b int, now uint64) bool {
 	ca := float64(na.inflight.Load()+1) / float64(na.weight)
 	cb := float64(nb.inflight.Load()+1) / float64(nb.weight)
 	if la != 0 && lb != 0 {
-		ca *= float64(la + int64(time.Microsecond))
-		cb *= float64(lb + int64(time.Microsecond))
+		// In floats: an average near the largest int64 plus 1µs would wrap.
+		ca *= float64(la) + float64(time.Microsecond)
+		cb *= float64(lb) + float64(time.Microsecond)
 	}
 	return ca < cb
 }
@@ -186,7 +187,13 @@ func (b *P2C) Done(address string, latency time.Duration, err error) {
 	}
 	sample := int64(max(latency, 0))
 	if err != nil {
-		sample += int64(b.cfg.ErrorPenalty)
+		// Saturated: a wrapped sum would be a negative latency, the
+		// failing instance looking the fastest.
+		if pen := int64(b.cfg.ErrorPenalty); sample > math.MaxInt64-pen {
+			sample = math.MaxInt64
+		} else {
+			sample += pen
+		}
 	}
 	now := b.picks.Load()
 	for {

@@ -1,6 +1,8 @@
 package loadbalance_test
 
 import (
+	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -28,5 +30,34 @@ func TestP2CHugeHalfLife(t *testing.T) {
 			t.Fatal(err)
 		}
 		b.Done(in.Address, time.Millisecond, nil)
+	}
+}
+
+// TestP2CHugeErrorPenalty checks that an ErrorPenalty near the largest
+// Duration does not overflow a failed call's sample into a negative
+// latency, which made the failing instance look the fastest.
+func TestP2CHugeErrorPenalty(t *testing.T) {
+	b, err := loadbalance.NewP2C(loadbalance.P2CConfig{ErrorPenalty: math.MaxInt64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := instances(2)
+	b.Update(list)
+	count := map[string]int{}
+	const picks = 10_000
+	for range picks {
+		in, err := b.Pick(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		count[in.Address]++
+		var callErr error
+		if in.Address == list[1].Address {
+			callErr = errors.New("fails")
+		}
+		b.Done(in.Address, time.Millisecond, callErr)
+	}
+	if share := float64(count[list[1].Address]) / picks; share > 0.2 {
+		t.Errorf("with ErrorPenalty %v, the instance failing every call got %.3f of the calls", time.Duration(math.MaxInt64), share)
 	}
 }
