@@ -139,6 +139,9 @@ func (d *DNS) lookup(ctx context.Context, target string) ([]Instance, error) {
 	if host == "" {
 		return nil, errors.New("the target has no host")
 	}
+	if port == "" {
+		return nil, errors.New("the target has no port")
+	}
 	addrs, err := d.cfg.LookupHost(ctx, host)
 	if err != nil {
 		return nil, err
