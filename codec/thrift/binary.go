@@ -553,8 +553,8 @@ func (BinaryProtocol) ReadDoubleSlice(b []byte, dst []float64) (int, error) {
 
 // Skip returns the size of the value of type t at the start of b, without
 // allocating. Structs and containers may nest maxDepth levels deep (0 or
-// less means the configured MaxDepth). Errors say at which byte of b they
-// happened.
+// less means the configured MaxDepth; at most MaxDepthCeiling). Errors say
+// at which byte of b they happened.
 func (BinaryProtocol) Skip(b []byte, t TType, maxDepth int) (int, error) {
 	d := depthOrDefault(maxDepth)
 	pos, err := binarySkip(b, 0, t, d)
@@ -569,7 +569,7 @@ func (BinaryProtocol) Skip(b []byte, t TType, maxDepth int) (int, error) {
 // further. Generated readers use it for unknown fields.
 func (BinaryProtocol) SkipDepth(b []byte, t TType, depth int) (int, error) {
 	d := int(maxDepth.Load())
-	pos, err := binarySkip(b, 0, t, d-depth)
+	pos, err := binarySkip(b, 0, t, d-max(depth, 0))
 	if err != nil {
 		return 0, skipError(err, pos, d)
 	}

@@ -767,8 +767,9 @@ func (CompactProtocol) ReadDoubleSlice(b []byte, dst []float64) (int, error) {
 
 // Skip returns the size of the value of type t at the start of b, without
 // allocating. Structs and containers may nest maxDepth levels deep (0 or
-// less means the configured MaxDepth). A BOOL here is a container element
-// (one byte); bool fields inside skipped structs are handled.
+// less means the configured MaxDepth; at most MaxDepthCeiling). A BOOL here
+// is a container element (one byte); bool fields inside skipped structs are
+// handled.
 func (CompactProtocol) Skip(b []byte, t TType, maxDepth int) (int, error) {
 	d := depthOrDefault(maxDepth)
 	pos, err := compactSkip(b, 0, t, d)
@@ -783,7 +784,7 @@ func (CompactProtocol) Skip(b []byte, t TType, maxDepth int) (int, error) {
 // further.
 func (CompactProtocol) SkipDepth(b []byte, t TType, depth int) (int, error) {
 	d := int(maxDepth.Load())
-	pos, err := compactSkip(b, 0, t, d-depth)
+	pos, err := compactSkip(b, 0, t, d-max(depth, 0))
 	if err != nil {
 		return 0, skipError(err, pos, d)
 	}

@@ -81,7 +81,7 @@ type Limits struct {
 	// bytes left: each element needs at least its smallest wire size.
 	MaxContainerSize int
 	// MaxDepth is how deeply structs and containers may nest when skipped.
-	// Default 64.
+	// Default 64, at most [MaxDepthCeiling].
 	MaxDepth int
 }
 
@@ -101,26 +101,32 @@ func DefaultLimits() Limits {
 	}
 }
 
+// MaxDepthCeiling is the largest MaxDepth Validate accepts, and the bound
+// Skip puts on its maxDepth argument. Readers recurse once per level: a
+// message nesting millions of one-byte levels would grow a goroutine's stack
+// to Go's 1 GB ceiling, where the runtime aborts the whole process.
+const MaxDepthCeiling = 10000
+
 // maxWireSize is the largest size either protocol can declare (int32).
 const maxWireSize = 1<<31 - 1
 
-// Validate reports whether l is usable: no field negative or above the
-// largest size the wire can declare (2^31-1). Zero fields are allowed and
-// mean the default.
+// Validate reports whether l is usable: no field negative, the sizes not
+// above the largest size the wire can declare (2^31-1), MaxDepth not above
+// MaxDepthCeiling. Zero fields are allowed and mean the default.
 func (l Limits) Validate() error {
-	check := func(name string, v int) error {
-		if v < 0 || v > maxWireSize {
-			return fmt.Errorf("thrift: Limits.%s = %d, want 0 (default) to %d", name, v, maxWireSize)
+	check := func(name string, v, max int) error {
+		if v < 0 || v > max {
+			return fmt.Errorf("thrift: Limits.%s = %d, want 0 (default) to %d", name, v, max)
 		}
 		return nil
 	}
-	if err := check("MaxStringSize", l.MaxStringSize); err != nil {
+	if err := check("MaxStringSize", l.MaxStringSize, maxWireSize); err != nil {
 		return err
 	}
-	if err := check("MaxContainerSize", l.MaxContainerSize); err != nil {
+	if err := check("MaxContainerSize", l.MaxContainerSize, maxWireSize); err != nil {
 		return err
 	}
-	return check("MaxDepth", l.MaxDepth)
+	return check("MaxDepth", l.MaxDepth, MaxDepthCeiling)
 }
 
 func (l Limits) withDefaults() Limits {
@@ -176,9 +182,11 @@ func CurrentLimits() Limits {
 	}
 }
 
+// depthOrDefault is the depth limit of a Skip given maxDepth d: the
+// configured one for 0 or less, never more than MaxDepthCeiling.
 func depthOrDefault(d int) int {
 	if d <= 0 {
 		return int(maxDepth.Load())
 	}
-	return d
+	return min(d, MaxDepthCeiling)
 }
