@@ -4,6 +4,7 @@
 package window
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,8 +25,31 @@ type Window struct {
 }
 
 type bucket struct {
-	epoch atomic.Int64 // the slice of time (now/width) its counts belong to; -1: none
+	epoch atomic.Int64 // the slice of time (now/width) its counts belong to, or none
 	a, b  atomic.Int64 // the counts of that slice
+}
+
+// none is the epoch of a bucket that holds no slice. Times before 1970 (a
+// fake clock started at time.Time{}) have negative slices, so it is not -1.
+const none = math.MinInt64
+
+// slice returns the slice of time now belongs to: now/width rounded down,
+// so that slices before 1970 are as wide as the others.
+func (w *Window) slice(now int64) int64 {
+	e := now / w.width
+	if now < 0 && e*w.width != now {
+		e--
+	}
+	return e
+}
+
+// bucketOf returns the bucket of slice e (e modulo the ring, never negative).
+func (w *Window) bucketOf(e int64) *bucket {
+	i := e % int64(len(w.buckets))
+	if i < 0 {
+		i += int64(len(w.buckets))
+	}
+	return &w.buckets[i]
 }
 
 // Init sets the window to span d in n buckets and empties it.
@@ -40,7 +64,7 @@ func (w *Window) Reset() {
 	w.rotate.Lock()
 	defer w.rotate.Unlock()
 	for i := range w.buckets {
-		w.buckets[i].epoch.Store(-1)
+		w.buckets[i].epoch.Store(none)
 		w.buckets[i].a.Store(0)
 		w.buckets[i].b.Store(0)
 	}
@@ -50,7 +74,7 @@ func (w *Window) Reset() {
 // slice. A caller whose clock lags (its e is older than the bucket's) gets
 // the bucket as it is: its counts land in the newer slice.
 func (w *Window) current(e int64) *bucket {
-	bk := &w.buckets[e%int64(len(w.buckets))]
+	bk := w.bucketOf(e)
 	if bk.epoch.Load() >= e {
 		return bk
 	}
@@ -66,7 +90,7 @@ func (w *Window) current(e int64) *bucket {
 
 // Add counts da and db at time now (UnixNano).
 func (w *Window) Add(now int64, da, db int64) {
-	bk := w.current(now / w.width)
+	bk := w.current(w.slice(now))
 	if da != 0 {
 		bk.a.Add(da)
 	}
@@ -84,8 +108,7 @@ func (w *Window) Add(now int64, da, db int64) {
 // a lock: two calls in neighbouring buckets would otherwise each count in
 // its own bucket unseen by the other. Add takes none.
 func (w *Window) AddBIf(now int64, fits func(a, b int64) bool) bool {
-	e := now / w.width
-	bk := w.current(e)
+	bk := w.current(w.slice(now))
 	w.bounded.Lock()
 	defer w.bounded.Unlock()
 	for {
@@ -104,8 +127,8 @@ func (w *Window) AddBIf(now int64, fits func(a, b int64) bool) bool {
 // If at's slice has left its bucket the count has left the window already
 // and nothing changes.
 func (w *Window) UndoB(at int64) {
-	e := at / w.width
-	bk := &w.buckets[e%int64(len(w.buckets))]
+	e := w.slice(at)
+	bk := w.bucketOf(e)
 	w.rotate.Lock() // no move of the bucket meanwhile
 	if bk.epoch.Load() == e {
 		bk.b.Add(-1)
@@ -118,7 +141,7 @@ func (w *Window) UndoB(at int64) {
 // a caller that read the clock just before another one but sums after it
 // sees the other's counts, and AddBIf's bound holds for both.
 func (w *Window) Sum(now int64) (a, b int64) {
-	e := now / w.width
+	e := w.slice(now)
 	n := int64(len(w.buckets))
 	top := e
 	for i := range w.buckets {
@@ -128,7 +151,7 @@ func (w *Window) Sum(now int64) (a, b int64) {
 	}
 	for i := range w.buckets {
 		bk := &w.buckets[i]
-		if be := bk.epoch.Load(); be >= 0 && be <= top && top-be < n {
+		if be := bk.epoch.Load(); be != none && be <= top && top-be < n {
 			a += bk.a.Load()
 			b += bk.b.Load()
 		}
