@@ -12,7 +12,8 @@ import (
 //
 // The Reader side blocks until enough bytes arrive (or the read timeout, the
 // peer's close or a local Close); what the peer sent before closing stays
-// readable. Reader methods must not be called from two goroutines at once,
+// readable until a local Close, after which every read fails with
+// ErrConnClosed. Reader methods must not be called from two goroutines at once,
 // nor Writer methods. Flush writes everything queued and
 // blocks only while the socket is full (up to the write timeout).
 type Connection interface {

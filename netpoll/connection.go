@@ -32,6 +32,7 @@ type connection struct {
 	out buf.LinkBuffer // guarded by writeMu while flushing
 
 	state      atomic.Int32
+	shut       atomic.Bool           // Close was called: reads fail, whatever input is left
 	closeErr   atomic.Pointer[error] // why it closed
 	processing atomic.Int32          // 1 while a handler task owns the connection
 	holds      atomic.Int32          // Hold minus Unhold calls
@@ -412,13 +413,16 @@ func (c *connection) Writer() buf.Writer { return c }
 // waitRead blocks until n bytes are readable, the peer closes, the connection
 // closes or the read timeout passes.
 func (c *connection) waitRead(n int) error {
-	if c.in.Len() >= n {
+	if c.in.Len() >= n && !c.shut.Load() {
 		return nil
 	}
 	return c.waitReadSlow(n)
 }
 
 func (c *connection) waitReadSlow(n int) error {
+	if c.shut.Load() {
+		return ErrConnClosed
+	}
 	c.waitN.Store(int64(n))
 	defer c.waitN.CompareAndSwap(int64(n), 0)
 	if c.paused.Load() {
@@ -520,6 +524,9 @@ func (c *connection) Skip(n int) error {
 
 // Until returns the bytes through the next delim, waiting for it.
 func (c *connection) Until(delim byte) ([]byte, error) {
+	if c.shut.Load() {
+		return nil, ErrConnClosed
+	}
 	for {
 		p, err := c.in.Until(delim)
 		if err == nil {
@@ -735,8 +742,10 @@ func (c *connection) waitWritable(timeoutAt int64) error {
 func (c *connection) IsActive() bool { return c.state.Load() == stateOpen }
 
 // Close closes the connection; it is safe to call more than once. Another
-// goroutine blocked reading it returns an error.
+// goroutine blocked reading it returns an error, and so does every read
+// after it (ErrConnClosed), as a net.Conn's does, even with input left.
 func (c *connection) Close() error {
+	c.shut.Store(true)
 	c.closeWith(nil)
 	// A handler-driven connection gives back its input when no handler holds
 	// it. A dialed connection's reader may be running now: its input goes back
