@@ -60,8 +60,12 @@ func (c *BudgetConfig) Validate() error {
 	if c.Buckets < 0 || c.Buckets > 1000 {
 		return fmt.Errorf("retry: BudgetConfig.Buckets is %d; it must be 0 (default) to 1000", c.Buckets)
 	}
-	if c.Window > 0 && c.Buckets > 0 && c.Window/time.Duration(c.Buckets) <= 0 {
-		return fmt.Errorf("retry: BudgetConfig.Window %v is too short for %d buckets", c.Window, c.Buckets)
+	buckets := c.Buckets
+	if buckets == 0 {
+		buckets = DefaultBudgetBuckets
+	}
+	if c.Window > 0 && c.Window/time.Duration(buckets) <= 0 {
+		return fmt.Errorf("retry: BudgetConfig.Window %v is too short for %d buckets", c.Window, buckets)
 	}
 	return nil
 }

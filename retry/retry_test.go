@@ -214,11 +214,17 @@ func TestConfigValidate(t *testing.T) {
 		{Default: retry.Policy{Backoff: retry.Backoff{Jitter: math.NaN()}}},
 		{Methods: map[string]retry.Policy{"x": {Backoff: retry.Backoff{Jitter: 1.5}}}},
 		{Budget: retry.BudgetConfig{Window: time.Nanosecond, Buckets: 10}},
+		// Buckets left at 0 means DefaultBudgetBuckets: 5ns is too short
+		// for them too.
+		{Budget: retry.BudgetConfig{Window: 5 * time.Nanosecond}},
 	}
 	for i, c := range bad {
 		if _, err := retry.New(c); err == nil {
 			t.Errorf("config %d accepted: %+v", i, c)
 		}
+	}
+	if _, err := retry.NewBudget(retry.BudgetConfig{Window: 5 * time.Nanosecond}); err == nil || !strings.Contains(err.Error(), "too short") {
+		t.Errorf("NewBudget with a 5ns window and the default buckets: err %v, want one saying the window is too short", err)
 	}
 	if _, err := retry.New(retry.Config{}); err != nil {
 		t.Fatal(err)
