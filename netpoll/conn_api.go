@@ -30,8 +30,8 @@ type Connection interface {
 	// SetWriteTimeout bounds each Flush that must wait for the socket, from
 	// its first wait to its end; 0 means no limit.
 	SetWriteTimeout(d time.Duration) error
-	// SetIdleTimeout closes the connection after d without input; 0 means
-	// never.
+	// SetIdleTimeout closes the connection after d without input (at
+	// least 2 ms); 0 means never.
 	SetIdleTimeout(d time.Duration) error
 	// AddCloseCallback registers f to run once after the connection closes,
 	// on the goroutine that closes it, which may be a poller's: f must not

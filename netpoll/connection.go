@@ -907,15 +907,24 @@ func (c *connection) SetIdleTimeout(d time.Duration) error {
 	}
 	if d > 0 {
 		c.idleSeq, c.idleTicks = c.rseq.Load(), 0
-		c.idleTimer = time.AfterFunc(d/2, c.checkIdle)
+		c.idleTimer = time.AfterFunc(idleCheckEvery(d), c.checkIdle)
 	}
 	return nil
 }
 
-// checkIdle runs every half idle timeout and closes the connection after two
-// checks in a row without input (no read between them) and without a busy
-// handler: the connection closes after between one and one and a half idle
-// timeouts without input. A handler that only waits for input (the rest of
+// minIdleCheck is the shortest period of the idle checks: a timeout of a
+// few nanoseconds must not re-arm its timer at once, over and over, while
+// the connection is busy.
+const minIdleCheck = time.Millisecond
+
+// idleCheckEvery returns the period of the idle checks for timeout d.
+func idleCheckEvery(d time.Duration) time.Duration { return max(d/2, minIdleCheck) }
+
+// checkIdle runs every half idle timeout (every minIdleCheck at least) and
+// closes the connection after two checks in a row without input (no read
+// between them) and without a busy handler: the connection closes after
+// between one and one and a half idle timeouts without input (2 to 3 ms for
+// a timeout under 2 ms). A handler that only waits for input (the rest of
 // a request the peer stopped sending) is not busy. Reads only bump a
 // counter; no clock is read and no timer touched per read.
 func (c *connection) checkIdle() {
@@ -934,7 +943,7 @@ func (c *connection) checkIdle() {
 		c.idleTicks++
 	}
 	if c.idleTicks < 2 {
-		c.idleTimer.Reset(d / 2)
+		c.idleTimer.Reset(idleCheckEvery(d))
 		c.cbMu.Unlock()
 		return
 	}
