@@ -25,7 +25,8 @@ type Connection interface {
 	// IsActive reports whether the connection is open and the peer has not
 	// closed it. It does no I/O.
 	IsActive() bool
-	// SetReadTimeout bounds each blocking read; 0 means no limit.
+	// SetReadTimeout bounds each blocking read; 0 means no limit. A
+	// negative d is an error and changes nothing; so for the two below.
 	SetReadTimeout(d time.Duration) error
 	// SetWriteTimeout bounds each Flush that must wait for the socket, from
 	// its first wait to its end; 0 means no limit.

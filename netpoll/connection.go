@@ -5,6 +5,7 @@ package netpoll
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -874,10 +875,16 @@ func unixNano(t time.Time) int64 {
 	return t.UnixNano()
 }
 
+// negativeTimeout is the error of a timeout setter given a negative d,
+// which leaves the timeout as it was.
+func negativeTimeout(method string, d time.Duration) error {
+	return fmt.Errorf("netpoll: %s(%v): negative timeout (0 means no limit)", method, d)
+}
+
 // SetReadTimeout bounds each blocking read; 0 means no limit.
 func (c *connection) SetReadTimeout(d time.Duration) error {
 	if d < 0 {
-		d = 0
+		return negativeTimeout("SetReadTimeout", d)
 	}
 	c.readTimeout.Store(int64(d))
 	return nil
@@ -887,7 +894,7 @@ func (c *connection) SetReadTimeout(d time.Duration) error {
 // wait to its end (however many waits); 0 means no limit.
 func (c *connection) SetWriteTimeout(d time.Duration) error {
 	if d < 0 {
-		d = 0
+		return negativeTimeout("SetWriteTimeout", d)
 	}
 	c.writeTimeout.Store(int64(d))
 	return nil
@@ -895,6 +902,9 @@ func (c *connection) SetWriteTimeout(d time.Duration) error {
 
 // SetIdleTimeout closes the connection after d without input; 0 turns it off.
 func (c *connection) SetIdleTimeout(d time.Duration) error {
+	if d < 0 {
+		return negativeTimeout("SetIdleTimeout", d)
+	}
 	c.cbMu.Lock()
 	defer c.cbMu.Unlock()
 	if c.finished {
