@@ -29,6 +29,12 @@ type checker struct {
 	// cycle, so that walks of longer chains stop there.
 	baseResolved map[*Service]bool
 	chainFinal   map[*Service]bool
+	// typedefsOK and assignables remember the answers of typedefOK and
+	// assignable: a typedef may use another several times (map<T,T>), so
+	// walking types written out in full takes time exponential in the
+	// number of typedefs.
+	typedefsOK  map[*Typedef]bool
+	assignables map[[2]*Type]bool
 }
 
 func (c *checker) errorf(pos Pos, format string, args ...any) {
@@ -45,6 +51,8 @@ func (c *checker) run() {
 	c.constOnPath = map[*Const]int{}
 	c.baseResolved = map[*Service]bool{}
 	c.chainFinal = map[*Service]bool{}
+	c.typedefsOK = map[*Typedef]bool{}
+	c.assignables = map[[2]*Type]bool{}
 	for _, f := range c.files {
 		c.declare(f)
 	}
@@ -376,10 +384,7 @@ func (c *checker) typeOK(t *Type) bool {
 			if !ok {
 				return true
 			}
-			if c.badTypedefs[td] {
-				return false
-			}
-			t = td.Type
+			return c.typedefOK(td)
 		case TypeMap:
 			if !c.typeOK(t.Key) {
 				return false
@@ -392,6 +397,20 @@ func (c *checker) typeOK(t *Type) bool {
 		}
 	}
 	return t == nil
+}
+
+// typedefOK is typeOK of a typedef's type, worked out once per typedef.
+func (c *checker) typedefOK(td *Typedef) bool {
+	if c.badTypedefs[td] {
+		return false
+	}
+	if ok, done := c.typedefsOK[td]; done {
+		return ok
+	}
+	c.typedefsOK[td] = false // should a cycle get past the cycle check, it ends here
+	ok := c.typeOK(td.Type)
+	c.typedefsOK[td] = ok
+	return ok
 }
 
 func (c *checker) checkEnum(e *Enum) {
@@ -597,7 +616,7 @@ func (c *checker) checkValue(v *ConstValue, t *Type, ctx string, depth int) {
 			if c.badConsts[v.Const] || !c.typeOK(v.Const.Type) {
 				return
 			}
-			if !assignable(v.Const.Type, t) {
+			if !c.assignable(v.Const.Type, t) {
 				// A constant of another integer type is fine if its value fits.
 				target := v.Target()
 				if r, ok := intRanges[rt.Kind]; ok && target != nil && target.Kind == ConstInt {
@@ -784,11 +803,26 @@ func constKey(v *ConstValue, t *Type) (key string, ok bool) {
 
 // assignable reports whether a constant declared with type from may be used
 // where type to is expected: the same type after following typedefs.
-func assignable(from, to *Type) bool {
+func (c *checker) assignable(from, to *Type) bool {
 	from, to = from.Resolved(), to.Resolved()
-	if from == nil || to == nil {
-		return from == to
+	if from == to {
+		return true
 	}
+	if from == nil || to == nil {
+		return false
+	}
+	key := [2]*Type{from, to}
+	if ok, done := c.assignables[key]; done {
+		return ok
+	}
+	c.assignables[key] = false // should a cycle get past the checks, it ends here
+	ok := c.assignableResolved(from, to)
+	c.assignables[key] = ok
+	return ok
+}
+
+// assignableResolved is assignable of two types that are not typedefs.
+func (c *checker) assignableResolved(from, to *Type) bool {
 	if from.Kind != to.Kind {
 		if from.Kind == TypeI8 || from.Kind == TypeI16 || from.Kind == TypeI32 || from.Kind == TypeI64 {
 			return false
@@ -797,9 +831,9 @@ func assignable(from, to *Type) bool {
 	}
 	switch from.Kind {
 	case TypeList, TypeSet:
-		return assignable(from.Elem, to.Elem)
+		return c.assignable(from.Elem, to.Elem)
 	case TypeMap:
-		return assignable(from.Key, to.Key) && assignable(from.Elem, to.Elem)
+		return c.assignable(from.Key, to.Key) && c.assignable(from.Elem, to.Elem)
 	case TypeNamed:
 		return from.Ref == to.Ref
 	}
