@@ -18,12 +18,13 @@ import (
 // Dialer opens client connections registered with Petrel's pollers.
 type Dialer struct {
 	// Timeout bounds the whole dial (resolution and connect); 0 (default)
-	// leaves it to the context.
+	// leaves it to the context. A negative one has already passed: the
+	// dial times out at once, as net.Dialer's does.
 	Timeout time.Duration
 }
 
 // DialConnection dials address on network ("tcp", "tcp4", "tcp6" or "unix")
-// with a timeout (0: none).
+// with a timeout (0: none; negative: already passed).
 func DialConnection(network, address string, timeout time.Duration) (Connection, error) {
 	d := Dialer{Timeout: timeout}
 	return d.DialContext(context.Background(), network, address)
@@ -37,7 +38,7 @@ func DialConnection(network, address string, timeout time.Duration) (Connection,
 // Either holds for a ctx that has ended before the dial, even if the peer
 // would accept at once.
 func (d *Dialer) DialContext(ctx context.Context, network, address string) (Connection, error) {
-	if d.Timeout > 0 {
+	if d.Timeout != 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, d.Timeout)
 		defer cancel()
