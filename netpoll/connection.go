@@ -945,8 +945,9 @@ func (c *connection) checkIdle() {
 		return
 	}
 	// Busy: a handler runs (not merely waiting for input), or work the
-	// connection owes a reply to holds it (Hold).
-	busy := (c.processing.Load() != 0 && c.waitN.Load() <= 0) || c.holds.Load() > 0
+	// connection owes a reply to holds it (Hold, which a dialed connection
+	// ignores).
+	busy := (c.processing.Load() != 0 && c.waitN.Load() <= 0) || (c.holds.Load() > 0 && c.handlerDriven())
 	if seq := c.rseq.Load(); seq != c.idleSeq || busy {
 		c.idleSeq, c.idleTicks = seq, 0
 	} else {
