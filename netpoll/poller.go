@@ -291,12 +291,16 @@ type manager struct {
 	next     atomic.Uint32
 }
 
+// maxPollers bounds SetNumPollers: each poller is a goroutine with an epoll
+// or kqueue instance of its own, and the default is one per 20 processors.
+const maxPollers = 1024
+
 // SetNumPollers sets how many pollers share the process's connections
-// (default: one per 20 processors, at least one). It applies to pollers started
-// after the call; running pollers keep their fds.
+// (default: one per 20 processors, at least one; at most 1024). It applies to
+// pollers started after the call; running pollers keep their fds.
 func SetNumPollers(n int) error {
-	if n < 1 {
-		return fmt.Errorf("netpoll: SetNumPollers(%d): need at least 1", n)
+	if n < 1 || n > maxPollers {
+		return fmt.Errorf("netpoll: SetNumPollers(%d): need 1 to %d", n, maxPollers)
 	}
 	defaultManager.mu.Lock()
 	defaultManager.n = n
