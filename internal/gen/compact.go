@@ -81,7 +81,7 @@ func (fg *fileGen) genCompactCodec(s *thrift.Struct) {
 			var vc int
 			inner := ""
 			if k != wBool { // a bool field's value lives in its header
-				inner = fg.capture(func() { vc = fg.lenValue(pr, fl.Type, false, fieldValue(s, fl)) })
+				inner = fg.capture(func() { vc = fg.lenValue(pr, fl.Type, false, fg.fieldValue(s, fl)) })
 			}
 			if !opt {
 				if h.known {
@@ -95,7 +95,7 @@ func (fg *fileGen) genCompactCodec(s *thrift.Struct) {
 				continue
 			}
 			h.beforeOptional(fg)
-			fg.p("if p.%s != nil {", fieldGoName(s, fl))
+			fg.p("if p.%s != nil {", fg.fieldGoName(s, fl))
 			if h.known {
 				fg.p("l += %d", compactHeaderLen(fl.ID, h.last)+vc)
 			} else {
@@ -129,13 +129,13 @@ func (fg *fileGen) genCompactCodec(s *thrift.Struct) {
 		opt := fieldOptional(s, fl)
 		if opt {
 			h.beforeOptional(fg)
-			fg.p("if p.%s != nil {", fieldGoName(s, fl))
+			fg.p("if p.%s != nil {", fg.fieldGoName(s, fl))
 		}
 		if k == wBool {
-			fg.p("off += thrift.Compact.WriteFieldBool(b[off:], %d, %s, %s)", fl.ID, h.lastExpr(), fg.toPrim(fl.Type, false, fieldValue(s, fl)))
+			fg.p("off += thrift.Compact.WriteFieldBool(b[off:], %d, %s, %s)", fl.ID, h.lastExpr(), fg.toPrim(fl.Type, false, fg.fieldValue(s, fl)))
 		} else {
 			fg.p("off += thrift.Compact.WriteFieldBegin(b[off:], %s, %d, %s)", ttype(k), fl.ID, h.lastExpr())
-			fg.writeValue(pr, fl.Type, false, fieldValue(s, fl))
+			fg.writeValue(pr, fl.Type, false, fg.fieldValue(s, fl))
 		}
 		h.after(fg, fl.ID, opt)
 		if opt {

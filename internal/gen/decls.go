@@ -148,7 +148,7 @@ func (fg *fileGen) constExpr(t *thrift.Type, v *thrift.ConstValue) string {
 				ft := fg.goType(fl.Type, false)
 				val = "func() *" + ft + " { v := " + ft + "(" + val + "); return &v }()"
 			}
-			b.WriteString(fieldGoName(s, fl) + ": " + val + ", ")
+			b.WriteString(fg.fieldGoName(s, fl) + ": " + val + ", ")
 			fg.building(b.Len())
 		}
 		b.WriteString("}")
@@ -256,12 +256,43 @@ func (fg *fileGen) genEnum(e *thrift.Enum) {
 }
 
 // fieldGoName returns the Go name of field fl of struct s.
-func fieldGoName(s *thrift.Struct, fl *thrift.Field) string {
-	name := thrift.GoFieldName(fl.Name)
-	for extraMethods[name] || clashesWithAccessor(s, fl, name) {
-		name += "_"
+func (fg *fileGen) fieldGoName(s *thrift.Struct, fl *thrift.Field) string {
+	return fg.g.fieldGoName(s, fl)
+}
+
+// fieldGoName returns the Go name of field fl of struct s, naming every
+// field of s the first time it is asked about s.
+func (g *generator) fieldGoName(s *thrift.Struct, fl *thrift.Field) string {
+	names, ok := g.fieldNames[s]
+	if !ok {
+		names = structFieldNames(s)
+		g.fieldNames[s] = names
 	}
-	return name
+	if name, ok := names[fl]; ok {
+		return name
+	}
+	return thrift.GoFieldName(fl.Name)
+}
+
+// structFieldNames gives the fields of s their Go names: GoFieldName, with
+// "_" appended while the name is a method of generated structs, or is,
+// or has as its Get or IsSet accessor, the name or an accessor of another
+// field. Appending "_" can make a name that of another field
+// (init_default and init_default_ both give InitDefault_), so the fields
+// are named in order, each avoiding the names the ones before it took.
+func structFieldNames(s *thrift.Struct) map[*thrift.Field]string {
+	out := make(map[*thrift.Field]string, len(s.Fields))
+	used := map[string]bool{} // fields named so far and their accessors
+	for _, fl := range s.Fields {
+		name := thrift.GoFieldName(fl.Name)
+		for extraMethods[name] || thrift.IsReservedMethodName(name) || clashesWithAccessor(s, fl, name) ||
+			used[name] || used["Get"+name] || used["IsSet"+name] {
+			name += "_"
+		}
+		used[name], used["Get"+name], used["IsSet"+name] = true, true, true
+		out[fl] = name
+	}
+	return out
 }
 
 // extraMethods are methods the generator defines on structs, in case

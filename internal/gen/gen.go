@@ -232,7 +232,9 @@ type generator struct {
 	// typeUnionish typeHasUnions.
 	unionish     map[*thrift.Struct]bool
 	typeUnionish map[*thrift.Type]bool
-	err          error
+	// fieldNames caches the Go names of each struct's fields.
+	fieldNames map[*thrift.Struct]map[*thrift.Field]string
+	err        error
 }
 
 func newGenerator(opt Options) *generator {
@@ -246,6 +248,7 @@ func newGenerator(opt Options) *generator {
 		stringy:      map[*thrift.Struct]bool{},
 		unionish:     map[*thrift.Struct]bool{},
 		typeUnionish: map[*thrift.Type]bool{},
+		fieldNames:   map[*thrift.Struct]map[*thrift.Field]string{},
 	}
 }
 
@@ -377,7 +380,7 @@ func (g *generator) nameDecls(f *thrift.File) {
 func (g *generator) nameFieldDefaults(pkg string, s *thrift.Struct) {
 	for _, fl := range s.Fields {
 		if needsDefaultVar(s, fl) {
-			g.names[key{fl, "DEFAULT"}] = g.claim(pkg, g.names[s]+"_"+fieldGoName(s, fl)+"_DEFAULT")
+			g.names[key{fl, "DEFAULT"}] = g.claim(pkg, g.names[s]+"_"+g.fieldGoName(s, fl)+"_DEFAULT")
 		}
 	}
 }

@@ -163,7 +163,7 @@ func (fg *fileGen) sig(fn *thrift.Function) methodSig {
 		ms.ret = fg.goType(fn.Result, false)
 	}
 	for _, fl := range fn.Args {
-		ms.params = append(ms.params, param{typ: fg.fieldGoType(ss.args, fl), field: fieldGoName(ss.args, fl)})
+		ms.params = append(ms.params, param{typ: fg.fieldGoType(ss.args, fl), field: fg.fieldGoName(ss.args, fl)})
 	}
 	for _, ex := range fn.Throws {
 		if st := ex.Type.Struct(); st != nil {
@@ -228,7 +228,7 @@ func (fg *fileGen) exceptions(ms methodSig) []exceptionCase {
 			continue
 		}
 		seen[st] = true
-		out = append(out, exceptionCase{typ: "*" + fg.qual(st), field: fieldGoName(ms.ss.result, exceptionField(ms, i))})
+		out = append(out, exceptionCase{typ: "*" + fg.qual(st), field: fg.fieldGoName(ms.ss.result, exceptionField(ms, i))})
 	}
 	return out
 }
@@ -411,7 +411,7 @@ func (fg *fileGen) genGetError(ms methodSig) {
 	fg.p("}")
 	// Every exception field of the struct, duplicates of a type included.
 	for i := range ms.fn.Throws {
-		fn := fieldGoName(ms.ss.result, exceptionField(ms, i))
+		fn := fg.fieldGoName(ms.ss.result, exceptionField(ms, i))
 		fg.p("if p.%s != nil {", fn)
 		fg.p("return p.%s", fn)
 		fg.p("}")
@@ -460,7 +460,7 @@ func (fg *fileGen) genHandlerFunc(svc *thrift.Service, n svcNames, ms methodSig)
 	fg.p("return fmt.Errorf(\"%s.%s: result is %%T, want *%s\", result)", svc.Name, ms.fn.Name, ms.result)
 	fg.p("}")
 	for i := range ms.fn.Throws {
-		fg.p("r.%s = nil", fieldGoName(ms.ss.result, exceptionField(ms, i)))
+		fg.p("r.%s = nil", fg.fieldGoName(ms.ss.result, exceptionField(ms, i)))
 	}
 	// What the result holds is sent: a union in it with several fields set
 	// is refused instead.

@@ -62,12 +62,12 @@ func (fg *fileGen) genBinaryCodec(s *thrift.Struct) {
 			k := kindOf(fl.Type, false)
 			_ = k
 			if !fieldOptional(s, fl) {
-				c += 3 + fg.lenValue(pr, fl.Type, false, fieldValue(s, fl))
+				c += 3 + fg.lenValue(pr, fl.Type, false, fg.fieldValue(s, fl))
 				continue
 			}
 			var vc int
-			inner := fg.capture(func() { vc = fg.lenValue(pr, fl.Type, false, fieldValue(s, fl)) })
-			fg.p("if p.%s != nil {", fieldGoName(s, fl))
+			inner := fg.capture(func() { vc = fg.lenValue(pr, fl.Type, false, fg.fieldValue(s, fl)) })
+			fg.p("if p.%s != nil {", fg.fieldGoName(s, fl))
 			fg.p("l += %d", 3+vc)
 			fg.write(inner)
 			fg.p("}")
@@ -121,10 +121,10 @@ func (fg *fileGen) writeBody(s *thrift.Struct, fields []*thrift.Field) {
 		opt := fieldOptional(s, fl)
 		if opt {
 			r.flush()
-			fg.p("if p.%s != nil {", fieldGoName(s, fl))
+			fg.p("if p.%s != nil {", fg.fieldGoName(s, fl))
 		}
 		r.add(3, binCall("WriteFieldBegin", ttype(k), itoa(fl.ID)))
-		fg.writeBinary(r, fl.Type, false, fieldValue(s, fl))
+		fg.writeBinary(r, fl.Type, false, fg.fieldValue(s, fl))
 		if opt {
 			r.flush()
 			fg.p("}")
@@ -181,7 +181,7 @@ func (fg *fileGen) genRead(s *thrift.Struct, pr proto) {
 	for _, fl := range s.Fields {
 		if fl.Required == thrift.Required && s.Kind != thrift.StructKindUnion {
 			required = append(required, fl)
-			fg.p("isset%s := false", fieldGoName(s, fl))
+			fg.p("isset%s := false", fg.fieldGoName(s, fl))
 		}
 	}
 	hasBool := false
@@ -241,7 +241,7 @@ func (fg *fileGen) genRead(s *thrift.Struct, pr proto) {
 	fg.p("switch id {")
 	for _, fl := range s.Fields {
 		k := kindOf(fl.Type, false)
-		fn := fieldGoName(s, fl)
+		fn := fg.fieldGoName(s, fl)
 		where := s.Name + "." + fl.Name
 		fg.p("case %d:", fl.ID)
 		fg.p("if t == %s {", ttype(k))
@@ -314,7 +314,7 @@ func (fg *fileGen) genRead(s *thrift.Struct, pr proto) {
 	}
 	fg.p("}")
 	for _, fl := range required {
-		fg.p("if !isset%s { return off, %s }", fieldGoName(s, fl), errMissing(s.Name, fl.Name))
+		fg.p("if !isset%s { return off, %s }", fg.fieldGoName(s, fl), errMissing(s.Name, fl.Name))
 	}
 	fg.p("return off, nil")
 	fg.p("}")

@@ -32,7 +32,7 @@ func (fg *fileGen) genStruct(s *thrift.Struct) {
 		if fieldOptional(s, fl) {
 			json += ",omitempty"
 		}
-		fg.p("%s %s `thrift:\"%s,%d%s\" json:\"%s\"`", fieldGoName(s, fl), fg.fieldGoType(s, fl), fl.Name, fl.ID, req, json)
+		fg.p("%s %s `thrift:\"%s,%d%s\" json:\"%s\"`", fg.fieldGoName(s, fl), fg.fieldGoType(s, fl), fl.Name, fl.ID, req, json)
 	}
 	if fg.g.opt.KeepUnknown {
 		fg.p("// _unknownFields holds the fields FastRead did not know, as read; FastWrite writes them back.")
@@ -49,7 +49,7 @@ func (fg *fileGen) genStruct(s *thrift.Struct) {
 	fg.p("return &%s{", name)
 	for _, fl := range s.Fields {
 		if fl.Default != nil && !fieldOptional(s, fl) {
-			fg.p("%s: %s,", fieldGoName(s, fl), fg.constExpr(fl.Type, fl.Default))
+			fg.p("%s: %s,", fg.fieldGoName(s, fl), fg.constExpr(fl.Type, fl.Default))
 		}
 	}
 	fg.p("}")
@@ -60,7 +60,7 @@ func (fg *fileGen) genStruct(s *thrift.Struct) {
 	fg.p("*p = %s{", name)
 	for _, fl := range s.Fields {
 		if fl.Default != nil && !fieldOptional(s, fl) {
-			fg.p("%s: %s,", fieldGoName(s, fl), fg.constExpr(fl.Type, fl.Default))
+			fg.p("%s: %s,", fg.fieldGoName(s, fl), fg.constExpr(fl.Type, fl.Default))
 		}
 	}
 	fg.p("}")
@@ -81,7 +81,7 @@ func (fg *fileGen) genStruct(s *thrift.Struct) {
 	}
 	fg.cut(false)
 	for _, fl := range s.Fields {
-		fn := fieldGoName(s, fl)
+		fn := fg.fieldGoName(s, fl)
 		gt := fg.goType(fl.Type, false)
 		if dv := fg.g.names[key{fl, "DEFAULT"}]; dv != "" {
 			fg.p("// Get%s returns the value of %s, or %s when it is unset.", fn, fn, dv)
@@ -141,11 +141,11 @@ func writeOrder(s *thrift.Struct) []*thrift.Field {
 
 // fieldValue returns the expression of field fl's value (dereferenced for
 // pointer fields).
-func fieldValue(s *thrift.Struct, fl *thrift.Field) string {
+func (fg *fileGen) fieldValue(s *thrift.Struct, fl *thrift.Field) string {
 	if fieldPointer(s, fl) {
-		return "*p." + fieldGoName(s, fl)
+		return "*p." + fg.fieldGoName(s, fl)
 	}
-	return "p." + fieldGoName(s, fl)
+	return "p." + fg.fieldGoName(s, fl)
 }
 
 // itoa is strconv.Itoa.

@@ -51,7 +51,7 @@ func (fg *fileGen) genValidate(s *thrift.Struct) {
 	if s.Kind == thrift.StructKindUnion {
 		fg.p("set := 0")
 		for _, fl := range s.Fields {
-			fg.p("if p.%s != nil {", fieldGoName(s, fl))
+			fg.p("if p.%s != nil {", fg.fieldGoName(s, fl))
 			fg.p("set++")
 			fg.p("}")
 		}
@@ -61,7 +61,7 @@ func (fg *fileGen) genValidate(s *thrift.Struct) {
 	}
 	for _, fl := range s.Fields {
 		if fg.g.typeHasUnions(fl.Type) {
-			fg.validateValue(fl.Type, false, "p."+fieldGoName(s, fl))
+			fg.validateValue(fl.Type, false, "p."+fg.fieldGoName(s, fl))
 		}
 	}
 	fg.p("return nil")
