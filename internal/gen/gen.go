@@ -104,8 +104,9 @@ func Generate(f *thrift.File, opt Options) ([]File, error) {
 
 // checkModule reports whether m (Options.Module) can begin the import paths
 // of generated packages: slash-separated elements (one trailing slash is
-// dropped), none empty, "." or ".." or ending in a dot, made of ASCII
-// letters, digits and - . _ ~ +, as the go command requires of import paths.
+// dropped), none empty, "." or ".." or ending in a dot or a Windows device
+// name, made of ASCII letters, digits and - . _ ~ +, as the go command
+// requires of import paths.
 func checkModule(m string) error {
 	if m == "" {
 		return &Error{Msg: "Options.Module (the import path of the output directory) is empty"}
@@ -121,6 +122,8 @@ func checkModule(m string) error {
 			return bad("it has a " + elem + " element")
 		case elem[len(elem)-1] == '.':
 			return bad("element " + strconv.Quote(elem) + " ends in a dot")
+		case windowsDevice(elem):
+			return bad("element " + strconv.Quote(elem) + " is a Windows device name (con, prn, aux, nul, com1-9, lpt1-9), which the go command refuses")
 		}
 		for _, r := range elem {
 			ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-._~+", r)
@@ -259,17 +262,18 @@ func (g *generator) fail(pos thrift.Pos, format string, args ...any) {
 }
 
 // plan decides the package of f: its go namespace ("a.b.c" goes to
-// directory a/b/c, package c), else its base name.
+// directory a/b/c, package c), else its base name. A Windows device name
+// (aux, con, nul, ...) gets a "_" (directory and package aux_).
 func (g *generator) plan(f *thrift.File) {
 	ns := f.Namespace("go")
 	var segs []string
 	if ns != "" {
 		for _, s := range strings.FieldsFunc(ns, func(r rune) bool { return r == '.' || r == '/' }) {
-			segs = append(segs, sanitizeIdent(s))
+			segs = append(segs, pathSegment(s))
 		}
 	}
 	if len(segs) == 0 {
-		segs = []string{sanitizeIdent(strings.ToLower(f.Name))}
+		segs = []string{pathSegment(strings.ToLower(f.Name))}
 	}
 	name := segs[len(segs)-1]
 	if isGoKeyword(name) || name == "_" || name == "main" {
@@ -277,6 +281,35 @@ func (g *generator) plan(f *thrift.File) {
 	}
 	dir := strings.Join(segs, "/")
 	g.pkgs[f] = &pkgInfo{dir: dir, name: name, importPath: strings.TrimSuffix(g.opt.Module, "/") + "/" + dir}
+}
+
+// pathSegment makes s a directory name of a generated package: a valid Go
+// identifier (sanitizeIdent) that is not a Windows device name, which the go
+// command refuses in import paths on every platform (aux becomes aux_).
+func pathSegment(s string) string {
+	s = sanitizeIdent(s)
+	if windowsDevice(s) {
+		s += "_"
+	}
+	return s
+}
+
+// windowsDevice reports whether a path element is, before its first dot,
+// one of the names Windows reserves for devices (in any case): the go
+// command refuses such elements in import paths and module file names.
+func windowsDevice(elem string) bool {
+	short, _, _ := strings.Cut(elem, ".")
+	switch strings.ToUpper(short) {
+	case "CON", "PRN", "AUX", "NUL":
+		return true
+	}
+	if len(short) == 4 && short[3] >= '1' && short[3] <= '9' {
+		switch strings.ToUpper(short[:3]) {
+		case "COM", "LPT":
+			return true
+		}
+	}
+	return false
 }
 
 // sanitizeIdent makes s a valid Go identifier by replacing what is not a
@@ -313,10 +346,11 @@ var goKeywords = map[string]bool{
 func isGoKeyword(s string) bool { return goKeywords[s] }
 
 // goFileName returns the Go file name for a Thrift file's include name,
-// avoiding names Go would treat as test files or build-constrained.
+// avoiding names Go would treat as test files or build-constrained, and
+// Windows device names, which module zips may not hold.
 func goFileName(name string) string {
 	base := sanitizeIdent(name)
-	if i := strings.LastIndexByte(base, '_'); i >= 0 && specialSuffix[strings.ToLower(base[i+1:])] {
+	if i := strings.LastIndexByte(base, '_'); (i >= 0 && specialSuffix[strings.ToLower(base[i+1:])]) || windowsDevice(base) {
 		base += "_gen"
 	}
 	return base + ".go"
