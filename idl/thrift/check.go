@@ -35,6 +35,8 @@ type checker struct {
 	// number of typedefs.
 	typedefsOK  map[*Typedef]bool
 	assignables map[[2]*Type]bool
+	// longestInclude is the length of each file's longest include name.
+	longestInclude map[*File]int
 }
 
 func (c *checker) errorf(pos Pos, format string, args ...any) {
@@ -53,6 +55,7 @@ func (c *checker) run() {
 	c.chainFinal = map[*Service]bool{}
 	c.typedefsOK = map[*Typedef]bool{}
 	c.assignables = map[[2]*Type]bool{}
+	c.longestInclude = map[*File]int{}
 	for _, f := range c.files {
 		c.declare(f)
 	}
@@ -109,8 +112,20 @@ func (c *checker) lookup(f *File, name string) (Decl, string) {
 	if dot < 0 {
 		return nil, "no definition " + strconv.Quote(name) + " in " + f.Path
 	}
-	// The include name may itself contain dots; try the longest first.
+	// The include name may itself contain dots; try the longest first, and
+	// only prefixes no longer than the longest include name, so that a name
+	// of many dots is not hashed once per dot.
+	longest, ok := c.longestInclude[f]
+	if !ok {
+		for n := range f.IncludeMap {
+			longest = max(longest, len(n))
+		}
+		c.longestInclude[f] = longest
+	}
 	for i := strings.LastIndexByte(name, '.'); i > 0; i = strings.LastIndexByte(name[:i], '.') {
+		if i > longest {
+			continue
+		}
 		inc, ok := f.IncludeMap[name[:i]]
 		if !ok {
 			continue
