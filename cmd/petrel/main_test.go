@@ -112,7 +112,9 @@ func bigIDL(n, m int) []byte {
 }
 
 // TestGenSpeed times `petrel gen` (a built binary) on 200 structs and 20
-// services: it must finish in under a second.
+// services. It takes about 0.2 s; the bound of 3 s catches a walk gone
+// superlinear (see internal/gen's typeWalk), not a slow machine: 1 s failed
+// once with the load average at 6 on 2 cores.
 func TestGenSpeed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the petrel command")
@@ -142,8 +144,8 @@ func TestGenSpeed(t *testing.T) {
 		t.Errorf("%d structs generated, want %d", n, 200+1+20*5*2)
 	}
 	t.Logf("petrel gen: 200 structs, 20 services, %d bytes of Go in %v", len(gen), elapsed)
-	if elapsed > time.Second {
-		t.Errorf("petrel gen took %v, want under 1s", elapsed)
+	if elapsed > 3*time.Second {
+		t.Errorf("petrel gen took %v, want under 3s", elapsed)
 	}
 	// Most of the output is laid out by the generator itself: check it is
 	// what gofmt prints.
