@@ -67,7 +67,9 @@
 // arrived whole within it: the rest of a request is waited for on a
 // goroutine of the server's pool, which clients that stop halfway through
 // a request would otherwise hold for good. It does not bound the wait
-// between requests; WithIdleTimeout does that. Bad bytes close
+// between requests; WithIdleTimeout does that. WithWriteTimeout (5 s by
+// default) closes a connection whose client leaves a batch of replies
+// unread that long once the socket is full. Bad bytes close
 // the connection; they never panic the server. [Server.Stats] counts
 // what was rejected.
 //

@@ -28,6 +28,9 @@ const (
 	// DefaultReadTimeout bounds the time to read the rest of a request
 	// without WithReadTimeout.
 	DefaultReadTimeout = 5 * time.Second
+	// DefaultWriteTimeout bounds the wait for a client to take a batch of
+	// replies without WithWriteTimeout.
+	DefaultWriteTimeout = 5 * time.Second
 	// DefaultExitWaitTime bounds how long Stop keeps a draining server
 	// answering before it closes the connections.
 	DefaultExitWaitTime = 5 * time.Second
@@ -52,11 +55,12 @@ type config struct {
 
 func defaultConfig() config {
 	return config{
-		addr:        DefaultListenAddress,
-		maxMsgSize:  DefaultMaxMessageSize,
-		readTimeout: DefaultReadTimeout,
-		exitWait:    DefaultExitWaitTime,
-		quiet:       50 * time.Millisecond,
+		addr:         DefaultListenAddress,
+		maxMsgSize:   DefaultMaxMessageSize,
+		readTimeout:  DefaultReadTimeout,
+		writeTimeout: DefaultWriteTimeout,
+		exitWait:     DefaultExitWaitTime,
+		quiet:        50 * time.Millisecond,
 	}
 }
 
@@ -112,7 +116,10 @@ func WithReadTimeout(d time.Duration) Option {
 // WithWriteTimeout bounds the writing of each batch of replies from its
 // first wait for a full socket: a client that stops reading, or reads just
 // fast enough to keep the socket from staying full, has its connection
-// closed when it passes. Default 0: no limit.
+// closed when it passes. The goroutines writing a connection's replies are
+// the server's pool's, so without a bound clients that send requests and
+// never read the replies would hold them for good. Default
+// [DefaultWriteTimeout] (5 s); 0 turns the bound off.
 func WithWriteTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.writeTimeout = d })
 }
