@@ -164,10 +164,14 @@ func (s *Server) Run() error {
 		return s.cfgErr
 	}
 	s.mu.Lock()
-	stopped := s.stopped
+	stopped, serving := s.stopped, s.serving
 	s.mu.Unlock()
 	if stopped {
 		return ErrServerStopped
+	}
+	if serving {
+		// Listening again would fail on the address this server holds.
+		return fmt.Errorf("server: Run called twice (the server already serves %s)", s.cfg.addr)
 	}
 	ln, err := net.Listen("tcp", s.cfg.addr)
 	if err != nil {
