@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"fmt"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/petrel-rpc/petrel/circuitbreak"
@@ -13,8 +15,12 @@ import (
 //	petrel_breaker_calls_total{breaker, key, outcome}   outcome: allowed, rejected, probe
 //	petrel_breaker_opened_total{breaker, key}
 //
-// It fails when a breaker or group of the same name is already watched.
+// It fails when a breaker or group of the same name is already watched, or
+// b is nil.
 func (m *Metrics) WatchBreaker(name string, b *circuitbreak.Breaker) error {
+	if b == nil {
+		return fmt.Errorf("metrics: WatchBreaker(%q): the breaker is nil", name)
+	}
 	return m.reg.Register(m.breakerCollector(name, func(fn func(string, *circuitbreak.Breaker) bool) { fn("", b) }))
 }
 
@@ -24,8 +30,11 @@ func (m *Metrics) WatchBreaker(name string, b *circuitbreak.Breaker) error {
 // one (client.WithInstanceBreaker). The keys are listed at each scrape, so
 // an instance that left (its breaker removed from g) leaves the metrics
 // with it. It fails when a breaker or group of the same name is already
-// watched.
+// watched, or g is nil.
 func (m *Metrics) WatchBreakerGroup(name string, g *circuitbreak.Group) error {
+	if g == nil {
+		return fmt.Errorf("metrics: WatchBreakerGroup(%q): the group is nil", name)
+	}
 	return m.reg.Register(m.breakerCollector(name, g.Range))
 }
 

@@ -30,6 +30,7 @@ package metrics
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -191,8 +192,11 @@ func (t tracer) Finish(ctx context.Context, st *stats.Stats) {
 //	petrel_server_rejected_total{server, limit}
 //
 // They are read from s.Stats() at each scrape. It fails when a server of
-// the same name is already watched.
+// the same name is already watched, or s is nil.
 func (m *Metrics) WatchServer(name string, s *server.Server) error {
+	if s == nil {
+		return fmt.Errorf("metrics: WatchServer(%q): the server is nil", name)
+	}
 	c := &serverCollector{s: s,
 		conns: prometheus.NewDesc(prometheus.BuildFQName(m.ns, "server", "connections"),
 			"Open connections of the server.", nil, prometheus.Labels{"server": name}),

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"fmt"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/petrel-rpc/petrel/client"
@@ -17,8 +19,11 @@ type PoolReporter interface {
 //	petrel_client_pool_connections{client, state}   state: open (idle and in use, or multiplexed), idle
 //	petrel_client_pool_addresses{client}           server addresses the pool keeps connections for
 //
-// It fails when a client of the same name is already watched.
+// It fails when a client of the same name is already watched, or c is nil.
 func (m *Metrics) WatchPool(name string, c PoolReporter) error {
+	if cc, ok := c.(*client.Client); c == nil || ok && cc == nil {
+		return fmt.Errorf("metrics: WatchPool(%q): the client is nil", name)
+	}
 	labels := prometheus.Labels{"client": name}
 	return m.reg.Register(&poolCollector{c: c,
 		conns: prometheus.NewDesc(prometheus.BuildFQName(m.ns, "client", "pool_connections"),
