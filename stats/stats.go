@@ -7,7 +7,7 @@
 // (one nil check per call). The call's rpcinfo.RPCInfo (service, method,
 // addresses) is reachable from the context with rpcinfo.FromContext in both
 // hooks; metainfo set on the client's context in Start travels to the server
-// (this is how trace context crosses hops, see contrib/otel).
+// (this is how trace context crosses hops, see contrib/tracing).
 //
 // This package imports nothing from Petrel; it knows neither the client
 // nor the server.
