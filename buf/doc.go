@@ -4,7 +4,7 @@
 // A LinkBuffer is a singly linked list of nodes. Each node views a block of memory
 // taken from size-classed pools (1 KiB to 64 MiB; larger blocks are allocated and
 // left to the garbage collector), or views memory the caller lent it
-// ([LinkBuffer.WriteBinary] above [NocopyThreshold] links the caller's slice by
+// ([LinkBuffer.WriteBinary] of [NocopyThreshold] bytes or more links the caller's slice by
 // reference instead of copying it).
 //
 // Writing and reading are separate sides. Bytes written through the Writer
