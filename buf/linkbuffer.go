@@ -149,11 +149,19 @@ func (b *LinkBuffer) grow(size int) *node {
 	return n
 }
 
+// maxMalloc is the largest Malloc: 512 GiB, below the largest allocation Go
+// makes on any 64-bit platform (1 TiB on ios/arm64), so that a size no heap can
+// hold is an error instead of a panic in make.
+const maxMalloc = 1 << 39
+
 // Malloc returns n writable bytes at the end of the buffer. They become
-// readable at the next Flush.
+// readable at the next Flush. A negative n or one above 512 GiB is an error.
 func (b *LinkBuffer) Malloc(n int) ([]byte, error) {
-	if n < 0 {
-		return nil, negative("Malloc", n)
+	if uint64(n) > maxMalloc { // one compare catches both negative and huge n
+		if n < 0 {
+			return nil, negative("Malloc", n)
+		}
+		return nil, fmt.Errorf("buf: Malloc(%d) is above the largest allocation, %d bytes", n, uint64(maxMalloc))
 	}
 	t := b.write
 	if t == nil || t.readonly || len(t.buf)-t.w < n {
