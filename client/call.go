@@ -76,6 +76,7 @@ func putCallState(cs *callState) {
 	cs.dl.Store(0)
 	cs.cc = callConfig{}
 	cs.mc.result = nil
+	cs.mc.method = ""
 	cs.mc.err = nil
 	cs.gov = govState{}
 	if cs.tracing {

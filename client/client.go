@@ -383,7 +383,7 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	r := conn.Reader()
 	rh := &cs.rhdr
 	rh.Reset()
-	_, typ, seq, body, err := transport.ReadMessage(r, c.cfg.protocol, c.cfg.maxMessageSize, rh)
+	name, typ, seq, body, err := transport.ReadMessage(r, c.cfg.protocol, c.cfg.maxMessageSize, rh)
 	if err != nil {
 		c.pool.put(pc, false)
 		return c.ioError(ctx, cs, err, "reading the reply of "+ri.Method+" from "+addr)
@@ -396,7 +396,7 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 		c.pool.put(pc, false)
 		return rpcerr.New(rpcerr.Protocol, "the reply's sequence id does not match the request's (BAD_SEQUENCE_ID)")
 	}
-	err = decodeReply(typ, body, result, rh)
+	err = decodeReply(typ, name, body, result, rh, ri.Method, addr)
 	r.Release()
 	// Bytes after the reply (none are expected) would be read as the next
 	// call's reply: such a connection is out of step.
@@ -442,7 +442,7 @@ func (c *Client) timeoutError(cs *callState) error {
 func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadline time.Time, args, result thrift.FastCodec) error {
 	ri := &cs.ri
 	call := &cs.mc
-	call.seq, call.result, call.err = ri.SeqID, result, nil
+	call.seq, call.method, call.result, call.err = ri.SeqID, ri.Method, result, nil
 	var mc *muxConn
 	var err error
 	for try := 0; ; try++ {

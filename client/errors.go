@@ -33,16 +33,24 @@ func connError(cause error, msg string) error {
 	return rpcerr.Wrap(rpcerr.Connection, cause, msg)
 }
 
-// decodeReply decodes a reply message into result and turns what the server
-// said into the error model:
+// decodeReply decodes a reply message named name into result and turns what
+// the server said into the error model:
 //   - REPLY: result is filled (IDL-declared exceptions are in result's
 //     fields; the generated stub returns them) and Call returns nil, or the
-//     *rpcerr.BizStatusError the TTHeader carries;
+//     *rpcerr.BizStatusError the TTHeader carries; a reply named other than
+//     the call's method is a Protocol error, as its fields are another
+//     method's (an exception's name is not checked, as Kitex does not);
 //   - EXCEPTION: an rpcerr Application error wrapping the
 //     *thrift.ApplicationException (errors.As reaches it).
-func decodeReply(typ thrift.MessageType, body []byte, result thrift.FastCodec, h *transport.Header) error {
+//
+// method and addr, the call's method and server, only name them in errors.
+func decodeReply(typ thrift.MessageType, name string, body []byte, result thrift.FastCodec, h *transport.Header, method, addr string) error {
 	switch typ {
 	case thrift.REPLY:
+		if name != method {
+			return rpcerr.New(rpcerr.Protocol, "the reply to the call of "+strconv.Quote(method)+" from "+addr+
+				" is named "+strconv.Quote(name)+" (WRONG_METHOD_NAME)")
+		}
 		if result != nil {
 			if err := readBody(body, result, h); err != nil {
 				return rpcerr.Wrap(rpcerr.Protocol, err, "decoding the reply")

@@ -32,10 +32,10 @@ func MuxConns(c *Client) int {
 }
 
 // DecodeReply runs the reply decoder on a message body and a TTHeader's
-// string info.
+// string info, as the reply to a call of its own name.
 func DecodeReply(typ thrift.MessageType, body []byte, result thrift.FastCodec, strInfo map[string]string) error {
 	h := &transport.Header{Protocol: transport.TTHeader, StrInfo: strInfo}
-	return decodeReply(typ, body, result, h)
+	return decodeReply(typ, "m", body, result, h, "m", "test")
 }
 
 // MuxWrites returns the requests written and the flushes done by the live

@@ -143,7 +143,7 @@ func (p *muxPool) get(ctx context.Context, addr string, deadline time.Time) (*mu
 	// reading would hold up every caller, so it fails the connection after
 	// writeTimeout instead.
 	conn.SetWriteTimeout(p.writeTimeout)
-	mc := newMuxConn(conn, p.maxSize, p.forget)
+	mc := newMuxConn(conn, addr, p.maxSize, p.forget)
 	p.live[mc] = struct{}{}
 	old := s.conns[i].Swap(mc)
 	p.mu.Unlock()
@@ -185,7 +185,8 @@ type muxCall struct {
 	ch     chan struct{} // capacity 1; the reader signals once per delivered reply
 	result thrift.FastCodec
 	seq    int32
-	err    error // the call's outcome, written before ch is signalled
+	method string // the method called, which its reply must name
+	err    error  // the call's outcome, written before ch is signalled
 }
 
 // muxConn is one connection shared by concurrent calls. Requests are
@@ -196,6 +197,7 @@ type muxCall struct {
 // Lock order: wmu, then mu.
 type muxConn struct {
 	conn    netpoll.Connection
+	addr    string // the server's address, as the pool was asked for it
 	maxSize int
 
 	queued atomic.Int32 // writers waiting for wmu
@@ -228,9 +230,10 @@ type muxConn struct {
 	rhdr   transport.Header
 }
 
-func newMuxConn(conn netpoll.Connection, maxSize int, onExit func(*muxConn)) *muxConn {
+func newMuxConn(conn netpoll.Connection, addr string, maxSize int, onExit func(*muxConn)) *muxConn {
 	mc := &muxConn{
 		conn:    conn,
+		addr:    addr,
 		maxSize: maxSize,
 		pending: make(map[int32]*muxCall),
 		done:    make(chan struct{}),
@@ -363,7 +366,7 @@ func (mc *muxConn) readLoop() {
 	r := mc.conn.Reader()
 	for {
 		mc.rhdr.Reset()
-		_, typ, seq, body, err := transport.ReadMessage(r, transport.TTHeader, mc.maxSize, &mc.rhdr)
+		name, typ, seq, body, err := transport.ReadMessage(r, transport.TTHeader, mc.maxSize, &mc.rhdr)
 		if err != nil {
 			mc.shutdown(err)
 			return
@@ -381,7 +384,7 @@ func (mc *muxConn) readLoop() {
 		mc.mu.Unlock()
 		drop := serverAsksDrop(&mc.rhdr)
 		if call != nil {
-			call.err = decodeReply(typ, body, call.result, &mc.rhdr)
+			call.err = decodeReply(typ, name, body, call.result, &mc.rhdr, call.method, mc.addr)
 		} // else: its caller gave up (timeout); the late reply is dropped.
 		r.Release()
 		if call != nil {

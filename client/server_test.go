@@ -223,6 +223,15 @@ func (sc *srvConn) answer(proto transport.Protocol, seq int32, args *echoArgs) b
 		return false
 	case modeHuge:
 		res.Success, res.HasSuccess = make([]byte, args.Size), true
+	case modeWrongSeq:
+		res.Success, res.HasSuccess = args.Msg, true
+		return sc.reply(proto, "echo", thrift.REPLY, seq+1000, res, &h)
+	case modeWrongName:
+		res.Success, res.HasSuccess = args.Msg, true
+		return sc.reply(proto, "other", thrift.REPLY, seq, res, &h)
+	case modeCallType:
+		res.Success, res.HasSuccess = args.Msg, true
+		return sc.reply(proto, "echo", thrift.CALL, seq, res, &h)
 	default:
 		return sc.reply(proto, "echo", thrift.EXCEPTION, seq,
 			thrift.NewApplicationException(thrift.ExceptionUnknown, "bad mode "+strconv.Itoa(int(args.Mode))), nil)

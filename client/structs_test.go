@@ -12,14 +12,17 @@ import (
 
 // How the test server answers a call of "echo".
 const (
-	modeEcho     int32 = iota // reply with Msg
-	modeAppError              // TApplicationException INTERNAL_ERROR
-	modeBiz                   // business status 1001 in TTHeader, normal reply
-	modeDeclared              // the declared exception Oops (result field 1)
-	modeDrop                  // normal reply carrying the drop-connection flag
-	modeReset                 // reset the connection (RST), no reply
-	modeClose                 // close the connection gracefully, no reply
-	modeHuge                  // reply with a Msg of Size bytes
+	modeEcho      int32 = iota // reply with Msg
+	modeAppError               // TApplicationException INTERNAL_ERROR
+	modeBiz                    // business status 1001 in TTHeader, normal reply
+	modeDeclared               // the declared exception Oops (result field 1)
+	modeDrop                   // normal reply carrying the drop-connection flag
+	modeReset                  // reset the connection (RST), no reply
+	modeClose                  // close the connection gracefully, no reply
+	modeHuge                   // reply with a Msg of Size bytes
+	modeWrongSeq               // reply with Msg under another sequence id
+	modeWrongName              // reply with Msg under the method name "other"
+	modeCallType               // answer with a message of type CALL, not REPLY
 )
 
 // echoArgs is <Echo><echo>Args: 1: binary msg, 2: i32 mode, 3: i32 sleepMs,
