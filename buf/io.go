@@ -2,6 +2,7 @@ package buf
 
 import (
 	"errors"
+	"fmt"
 	"io"
 )
 
@@ -39,6 +40,10 @@ func (b *LinkBuffer) WriteTo(w io.Writer) (int64, error) {
 		segs = b.Segments(segs[:0], 16)
 		for _, s := range segs {
 			n, err := w.Write(s)
+			if n < 0 || n > len(s) {
+				b.Release()
+				return total, fmt.Errorf("buf: WriteTo: %T.Write returned %d for %d bytes", w, n, len(s))
+			}
 			total += int64(n)
 			if skipErr := b.Skip(n); skipErr != nil {
 				return total, skipErr
@@ -65,6 +70,9 @@ func (b *LinkBuffer) ReadFrom(r io.Reader) (int64, error) {
 		iov = b.Book(minBookSize, iov[:0])
 		// The first segment is filled first, as BookAck expects.
 		n, err := r.Read(iov[0])
+		if n < 0 || n > len(iov[0]) {
+			return total, fmt.Errorf("buf: ReadFrom: %T.Read returned %d for a %d-byte buffer", r, n, len(iov[0]))
+		}
 		if n > 0 {
 			b.BookAck(n)
 			b.Flush()

@@ -1,6 +1,7 @@
 package buf_test
 
 import (
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -36,5 +37,95 @@ func TestMallocHugeIsAnError(t *testing.T) {
 		if b.MallocLen() != 0 {
 			t.Fatalf("Malloc(%d) failed but MallocLen is %d", n, b.MallocLen())
 		}
+	}
+}
+
+// overReader claims to have read more bytes than it was given room for.
+type overReader struct{ calls int }
+
+func (r *overReader) Read(p []byte) (int, error) {
+	r.calls++
+	if r.calls > 1 {
+		return 0, io.EOF
+	}
+	for i := range p {
+		p[i] = 'r'
+	}
+	return len(p) + 100, nil
+}
+
+// negReader returns a negative count, then EOF.
+type negReader struct{ calls int }
+
+func (r *negReader) Read(p []byte) (int, error) {
+	r.calls++
+	if r.calls > 1 {
+		return 0, io.EOF
+	}
+	return -1, nil
+}
+
+// TestReadFromBrokenReader: a Read count outside [0, len(p)] must not be
+// taken as data (it published bytes nobody wrote: stale memory of a pooled
+// block, or an end past the block that made a later Next panic).
+func TestReadFromBrokenReader(t *testing.T) {
+	for _, lead := range []int{0, 10} {
+		b := buf.NewLinkBuffer()
+		if lead > 0 {
+			b.WriteString(strings.Repeat("w", lead))
+			b.Flush()
+		}
+		var (
+			n   int64
+			err error
+		)
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("lead %d: ReadFrom panicked: %v", lead, r)
+				}
+			}()
+			n, err = b.ReadFrom(&overReader{})
+		}()
+		if err == nil || !strings.Contains(err.Error(), "Read") {
+			t.Fatalf("lead %d: ReadFrom of a reader claiming len(p)+100 bytes = %d, %v; want an error", lead, n, err)
+		}
+		if b.Len() != lead+int(n) {
+			t.Fatalf("lead %d: Len %d after ReadFrom returned %d", lead, b.Len(), n)
+		}
+		got, _ := b.Next(b.Len())
+		if strings.Trim(string(got), "wr") != "" {
+			t.Fatalf("lead %d: buffer holds bytes the reader never wrote: %q", lead, got)
+		}
+		b.Release()
+		b.Reset()
+	}
+	b := buf.NewLinkBuffer()
+	if n, err := b.ReadFrom(&negReader{}); err == nil || n != 0 || b.Len() != 0 {
+		t.Fatalf("ReadFrom of a reader returning -1 = %d, %v, Len %d; want an error", n, err, b.Len())
+	}
+	b.Reset()
+}
+
+// overWriter claims to have written more than it was given.
+type overWriter struct{ got []byte }
+
+func (w *overWriter) Write(p []byte) (int, error) {
+	w.got = append(w.got, p...)
+	return len(p) + 1, nil
+}
+
+// TestWriteToBrokenWriter: a Write count above len(p) must not skip bytes
+// that were never written, nor be added to the total.
+func TestWriteToBrokenWriter(t *testing.T) {
+	b := buf.NewLinkBuffer()
+	b.WriteString("abc")
+	b.Flush()
+	b.WriteString("defgh") // not flushed yet: a second segment after Flush
+	b.Flush()
+	w := &overWriter{}
+	n, err := b.WriteTo(w)
+	if err == nil || n > int64(len(w.got)) {
+		t.Fatalf("WriteTo of a writer claiming len(p)+1 = %d, %v (it took %d bytes); want an error and a count it took", n, err, len(w.got))
 	}
 }
