@@ -31,6 +31,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -62,8 +63,13 @@ func DefaultConfig() Config {
 }
 
 // Validate reports a Config that cannot work: histogram buckets that are
-// not increasing.
+// not increasing, or NaN.
 func (c *Config) Validate() error {
+	for i, b := range c.Buckets {
+		if math.IsNaN(b) {
+			return fmt.Errorf("metrics: Config.Buckets[%d] is NaN", i)
+		}
+	}
 	for i := 1; i < len(c.Buckets); i++ {
 		if c.Buckets[i] <= c.Buckets[i-1] {
 			return errors.New("metrics: Config.Buckets must be increasing")
