@@ -16,6 +16,10 @@
 // Slices returned by [LinkBuffer.Next], [LinkBuffer.Peek] and [LinkBuffer.Until]
 // point into the buffer's memory and stay valid until [LinkBuffer.Release]; copy
 // what must outlive it ([LinkBuffer.ReadBinary] and [LinkBuffer.ReadString] copy).
+// They are read-only: they may be memory the writer lent (a [LinkBuffer.WriteString]
+// string, a [LinkBuffer.WriteBinary] slice), which writing through them would
+// change, or fault on for a string constant. For the same reason lent memory
+// must not change until the reader has released it or it has been written out.
 // [LinkBuffer.Slice] hands out a zero-copy sub-reader that holds references to the
 // memory it covers until its own Release.
 package buf

@@ -20,7 +20,7 @@ const (
 )
 
 // Reader is the nocopy read side of a buffer. Slices it returns stay valid until
-// Release.
+// Release and must not be modified (they may be memory the writer lent).
 type Reader interface {
 	// Next returns the next n bytes and advances past them.
 	Next(n int) ([]byte, error)
@@ -60,10 +60,11 @@ type Writer interface {
 	// WriteByte appends one byte.
 	WriteByte(b byte) error
 	// WriteString appends s; from NocopyThreshold bytes on it is linked, not
-	// copied, and must not change until it has been read or written out.
+	// copied.
 	WriteString(s string) (int, error)
 	// WriteBinary appends p; from NocopyThreshold bytes on it is linked, not
-	// copied, and must not change until it has been read or written out.
+	// copied, and must not change until it has been written out or the reader
+	// has released it (bytes read with Next, Peek or Until still point at it).
 	WriteBinary(p []byte) (int, error)
 	// WriteDirect links p into the buffer before the last remainCap bytes of
 	// the most recent Malloc, which the caller goes on filling.
@@ -216,7 +217,8 @@ func (b *LinkBuffer) WriteByte(c byte) error {
 }
 
 // WriteBinary appends p. From NocopyThreshold bytes on, p is linked by
-// reference and must not change until it has been read or written out.
+// reference and must not change until it has been written out or the reader
+// has released it (bytes read with Next, Peek or Until still point at it).
 func (b *LinkBuffer) WriteBinary(p []byte) (int, error) {
 	if len(p) >= NocopyThreshold {
 		b.insertLent(p, 0)
@@ -228,7 +230,8 @@ func (b *LinkBuffer) WriteBinary(p []byte) (int, error) {
 }
 
 // WriteString appends s. From NocopyThreshold bytes on, s is linked by
-// reference.
+// reference, so the bytes a reader gets from Next, Peek or Until are s's own
+// and must not be written to.
 func (b *LinkBuffer) WriteString(s string) (int, error) {
 	if len(s) >= NocopyThreshold {
 		b.insertLent(stringBytes(s), 0)
