@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -394,7 +395,8 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	if seq != ri.SeqID {
 		r.Release()
 		c.pool.put(pc, false)
-		return rpcerr.New(rpcerr.Protocol, "the reply's sequence id does not match the request's (BAD_SEQUENCE_ID)")
+		return rpcerr.New(rpcerr.Protocol, "the reply to the call of "+ri.Method+" from "+addr+" has sequence id "+
+			strconv.Itoa(int(seq))+", the request had "+strconv.Itoa(int(ri.SeqID))+" (BAD_SEQUENCE_ID)")
 	}
 	err = decodeReply(typ, name, body, result, rh, ri.Method, addr)
 	r.Release()

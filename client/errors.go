@@ -53,7 +53,7 @@ func decodeReply(typ thrift.MessageType, name string, body []byte, result thrift
 		}
 		if result != nil {
 			if err := readBody(body, result, h); err != nil {
-				return rpcerr.Wrap(rpcerr.Protocol, err, "decoding the reply")
+				return rpcerr.Wrap(rpcerr.Protocol, err, "decoding the reply to the call of "+method+" from "+addr)
 			}
 		}
 		if biz := bizStatus(h); biz != nil {
@@ -63,11 +63,12 @@ func decodeReply(typ thrift.MessageType, name string, body []byte, result thrift
 	case thrift.EXCEPTION:
 		ae := new(thrift.ApplicationException)
 		if err := readBody(body, ae, h); err != nil {
-			return rpcerr.Wrap(rpcerr.Protocol, err, "decoding the application exception of the reply")
+			return rpcerr.Wrap(rpcerr.Protocol, err, "decoding the application exception answering the call of "+method+" from "+addr)
 		}
-		return rpcerr.Wrap(exceptionCode(ae), ae, "the server answered with an exception")
+		return rpcerr.Wrap(exceptionCode(ae), ae, "the server "+addr+" answered the call of "+method+" with an exception")
 	}
-	return rpcerr.New(rpcerr.Protocol, "the reply has message type "+strconv.Itoa(int(typ))+", want REPLY (2) or EXCEPTION (3)")
+	return rpcerr.New(rpcerr.Protocol, "the reply to the call of "+method+" from "+addr+" has message type "+
+		strconv.Itoa(int(typ))+", want REPLY (2) or EXCEPTION (3)")
 }
 
 // exceptionCode classifies a TApplicationException: Application, unless it
