@@ -12,10 +12,14 @@ import (
 // MaxNameLen is the longest name Greet accepts, in bytes.
 const MaxNameLen = 64
 
+// MaxEvents is how many of the latest Notify events a Handler keeps.
+const MaxEvents = 100
+
 // Handler implements hello.Hello. The zero value is ready to use.
 type Handler struct {
 	mu     sync.Mutex
-	events []string // guarded by mu
+	events []string // the latest MaxEvents; guarded by mu
+	count  int      // events recorded in all; guarded by mu
 	seen   chan struct{}
 }
 
@@ -46,7 +50,11 @@ func (h *Handler) Greet(ctx context.Context, name string) (string, error) {
 // Notify records event (see Events).
 func (h *Handler) Notify(ctx context.Context, event string) error {
 	h.mu.Lock()
+	if len(h.events) == MaxEvents {
+		h.events = append(h.events[:0], h.events[1:]...)
+	}
 	h.events = append(h.events, event)
+	h.count++
 	if h.seen != nil {
 		close(h.seen)
 		h.seen = nil
@@ -55,19 +63,20 @@ func (h *Handler) Notify(ctx context.Context, event string) error {
 	return nil
 }
 
-// Events returns the events Notify recorded so far.
+// Events returns the latest events Notify recorded (at most MaxEvents),
+// oldest first.
 func (h *Handler) Events() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return append([]string(nil), h.events...)
 }
 
-// WaitEvents waits until Notify has recorded at least n events or ctx ends,
-// and returns the events recorded.
+// WaitEvents waits until Notify has recorded at least n events in all or
+// ctx ends, and returns the events kept (see Events).
 func (h *Handler) WaitEvents(ctx context.Context, n int) ([]string, error) {
 	for {
 		h.mu.Lock()
-		if len(h.events) >= n {
+		if h.count >= n {
 			ev := append([]string(nil), h.events...)
 			h.mu.Unlock()
 			return ev, nil

@@ -3,6 +3,7 @@ package handler_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -35,5 +36,28 @@ func TestGreetLongNameStaysUTF8(t *testing.T) {
 		if !ok || !utf8.ValidString(cut) || !strings.HasPrefix(name, cut) || len(cut) > handler.MaxNameLen || len(cut) < handler.MaxNameLen-utf8.UTFMax+1 {
 			t.Errorf("Greet of %q: InvalidName.Name %q, want the name's first characters within %d bytes, then \"...\"", name, invalid.Name, handler.MaxNameLen)
 		}
+	}
+}
+
+// TestNotifyKeepsLatestEvents: Notify comes from the network, so a server
+// keeps only the latest MaxEvents events, not every event ever sent, while
+// WaitEvents still counts all of them.
+func TestNotifyKeepsLatestEvents(t *testing.T) {
+	h := new(handler.Handler)
+	ctx := context.Background()
+	const n = 10 * handler.MaxEvents
+	for i := range n {
+		if err := h.Notify(ctx, fmt.Sprint("event ", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev := h.Events()
+	if len(ev) != handler.MaxEvents || ev[0] != fmt.Sprint("event ", n-handler.MaxEvents) || ev[len(ev)-1] != fmt.Sprint("event ", n-1) {
+		t.Fatalf("after %d Notify calls Events holds %d events (first %q), want the last %d", n, len(ev), ev[0], handler.MaxEvents)
+	}
+	dctx, cancel := context.WithCancel(ctx)
+	cancel() // WaitEvents must not wait: n events were recorded
+	if got, err := h.WaitEvents(dctx, n); err != nil || len(got) != handler.MaxEvents {
+		t.Fatalf("WaitEvents(%d) after %d events: %d events, %v", n, n, len(got), err)
 	}
 }
