@@ -42,6 +42,13 @@ type connState struct {
 	// holds the connection (netpoll Hold), so that a client that shuts down
 	// its sending side after its requests still gets their replies.
 	inflight atomic.Int32
+	// closing is set when the reader has met what ends the connection
+	// (bad bytes, a request not arriving whole in time) while TTHeader
+	// calls read before were in flight: the last of them closes it
+	// (callDone), once their replies are written. ended is the reader's
+	// own record of it: it drops whatever arrives after.
+	closing atomic.Bool
+	ended   bool // read and written by the reader (onRequest) only
 
 	rd reqReader // the connection's Reader as onRequest reads requests
 
@@ -96,6 +103,10 @@ func (s *Server) onRequest(ctx context.Context, conn netpoll.Connection) error {
 		return errors.New("server: connection without state")
 	}
 	r := &cs.rd
+	if cs.ended {
+		cs.dropInput()
+		return nil
+	}
 	if cs.proto == 0 {
 		p, err := transport.DetectReader(r)
 		if err != nil {
@@ -112,6 +123,9 @@ func (s *Server) onRequest(ctx context.Context, conn netpoll.Connection) error {
 		if err != nil {
 			putCall(c)
 			cs.flushQueued()
+			if concurrent {
+				return cs.endAfterCalls(err)
+			}
 			return err
 		}
 		s.stats.requests.Add(1)
@@ -233,8 +247,38 @@ func (cs *connState) callStarted() int32 {
 }
 
 func (cs *connState) callDone() {
-	cs.inflight.Add(-1)
+	if cs.inflight.Add(-1) == 0 && cs.closing.Load() {
+		cs.conn.Close() // see endAfterCalls
+	}
 	cs.conn.Unhold()
+}
+
+// endAfterCalls ends a TTHeader connection whose reader met err. Calls
+// read before and still being served are owed their replies: a client
+// must not take a call the server ran for one it did not. So with calls
+// in flight the reader stops reading, drops the input, and returns nil
+// rather than err (which would close the connection at once); the last of
+// the calls closes the connection.
+func (cs *connState) endAfterCalls(err error) error {
+	if cs.inflight.Load() == 0 {
+		return err
+	}
+	cs.ended = true
+	cs.closing.Store(true)
+	// The last call may have ended between the two loads, before it could
+	// see closing: then close here (a second Close does nothing).
+	if cs.inflight.Load() == 0 {
+		return err
+	}
+	cs.dropInput()
+	return nil
+}
+
+// dropInput discards the connection's input (the reader's).
+func (cs *connState) dropInput() {
+	r := cs.rd.Reader
+	r.Skip(r.Len())
+	r.Release()
 }
 
 // handle dispatches one request read into c.hdr; body aliases the

@@ -70,8 +70,10 @@
 // between requests; WithIdleTimeout does that. WithWriteTimeout (5 s by
 // default) closes a connection whose client leaves a batch of replies
 // unread that long once the socket is full. Bad bytes close
-// the connection; they never panic the server. [Server.Stats] counts
-// what was rejected.
+// the connection; they never panic the server. Requests read before them
+// (or before a request that times out) are still answered: on a TTHeader
+// connection the server reads no more and closes it once their replies
+// are written. [Server.Stats] counts what was rejected.
 //
 // # Stopping
 //
