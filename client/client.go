@@ -56,6 +56,11 @@ func New(service string, opts ...Option) (*Client, error) {
 		if len(cfg.addrs) == 0 {
 			return nil, errors.New("client: no server address; use WithHostPorts")
 		}
+		for _, a := range cfg.addrs {
+			if err := checkHostPort(cfg.network, a); err != nil {
+				return nil, err
+			}
+		}
 		cfg.resolver = &roundRobin{addrs: cfg.addrs}
 	}
 	if cfg.pool == poolMux && cfg.protocol != transport.TTHeader {

@@ -1,7 +1,10 @@
 package client
 
 import (
+	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"time"
 
 	"github.com/petrel-rpc/petrel/endpoint"
@@ -165,8 +168,12 @@ type optionFunc func(*config)
 func (f optionFunc) apply(c *config) { f(c) }
 
 // WithHostPorts sets the static list of server addresses ("host:port"); calls
-// go to them in turn (round robin). Required unless another option supplies
-// addresses; there is no default. Repeated use replaces the list.
+// go to them in turn (round robin), so an address listed twice gets twice
+// the calls. Required unless another option supplies addresses; there is no
+// default. Repeated use replaces the list. New fails on a TCP address
+// without a port or with a numeric port outside 1-65535 (a port may also be
+// a service name, such as "http"); with WithNetwork("unix") the addresses
+// are socket paths, taken as they are.
 func WithHostPorts(addrs ...string) Option {
 	list := append([]string(nil), addrs...)
 	return optionFunc(func(c *config) {
@@ -182,6 +189,27 @@ func WithHostPorts(addrs ...string) Option {
 		}
 		c.addrs = list
 	})
+}
+
+// checkHostPort reports a WithHostPorts address that no dial can use: a TCP
+// address that is not host:port, or whose port is a number outside
+// 1-65535. A port that is not a number is a service name, looked up when
+// dialing.
+func checkHostPort(network, addr string) error {
+	if network == "unix" {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("client: WithHostPorts: %q is not host:port (%v)", addr, err)
+	}
+	if port == "" {
+		return fmt.Errorf("client: WithHostPorts: %q has no port", addr)
+	}
+	if n, err := strconv.Atoi(port); (err == nil && (n < 1 || n > 65535)) || errors.Is(err, strconv.ErrRange) {
+		return fmt.Errorf("client: WithHostPorts: %q has port %s, want 1 to 65535", addr, port)
+	}
+	return nil
 }
 
 // WithCallerName sets the calling service's name (default none), sent in
