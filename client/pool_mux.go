@@ -300,7 +300,7 @@ func (mc *muxConn) send(h *transport.Header, method string, typ thrift.MessageTy
 		// Drop the partial frame; the frames of others stay, and this
 		// caller may be the one to flush them.
 		w.MallocAck(before)
-		err = notSent(rpcerr.Wrap(rpcerr.Protocol, err, "encoding the request"))
+		err = notSent(rpcerr.Wrap(rpcerr.Protocol, err, "encoding the request of "+method))
 	} else {
 		mc.sends.Add(1)
 		gen = mc.flushGen.Load() + 1
@@ -318,7 +318,7 @@ func (mc *muxConn) send(h *transport.Header, method string, typ thrift.MessageTy
 	}
 	if (mc.queued.Load() == 0 || typ == thrift.ONEWAY) && w.MallocLen() > 0 {
 		if ferr := mc.flushLocked(); ferr != nil && err == nil {
-			err = rpcerr.Wrap(rpcerr.Connection, ferr, "writing the request to "+mc.conn.RemoteAddr().String())
+			err = rpcerr.Wrap(rpcerr.Connection, ferr, "writing the request of "+method+" to "+mc.addr)
 		}
 	}
 	mc.wmu.Unlock()
@@ -460,9 +460,8 @@ func (mc *muxConn) shutdown(cause error) {
 	if len(pending) == 0 {
 		return
 	}
-	err := connError(cause, "the multiplexed connection to "+mc.conn.RemoteAddr().String()+" failed during the call")
 	for _, call := range pending {
-		call.err = err
+		call.err = connError(cause, "the multiplexed connection to "+mc.addr+" failed during the call of "+call.method)
 		call.ch <- struct{}{}
 	}
 }

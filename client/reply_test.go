@@ -74,3 +74,26 @@ func TestBadReplyErrorsNameTheCall(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedConnectionErrorsNameTheCall: a call whose connection fails
+// (reset by the server, or a reply over WithMaxMessageSize) says which
+// method's call it was and which server it was sent to, on every pool.
+func TestFailedConnectionErrorsNameTheCall(t *testing.T) {
+	for _, s := range setups() {
+		t.Run(s.name, func(t *testing.T) {
+			srv := startServer(t)
+			c := newClient(t, srv.Addr(), s, client.WithMaxMessageSize(1024))
+			for _, args := range []*echoArgs{{Mode: modeReset}, {Mode: modeHuge, Size: 4096}} {
+				_, err := echo(context.Background(), c, args)
+				if err == nil {
+					t.Fatalf("mode %d: no error", args.Mode)
+				}
+				for _, w := range []string{"echo", srv.Addr()} {
+					if !strings.Contains(err.Error(), w) {
+						t.Fatalf("mode %d: error %q does not say %q", args.Mode, err, w)
+					}
+				}
+			}
+		})
+	}
+}
