@@ -339,7 +339,8 @@ const (
 	noAnswer                      // no answer came (canceled): counts neither way
 )
 
-// Done records the outcome of a call allowed by Allow.
+// Done records the outcome of a call allowed by Allow. A probe's Done
+// while no probe is out (the probe's outcome reported twice) is ignored.
 func (b *Breaker) Done(probe bool, err error) {
 	if probe {
 		b.doneProbe(0, err)
@@ -350,7 +351,8 @@ func (b *Breaker) Done(probe bool, err error) {
 
 // Finish records the outcome of a call admitted with t. The outcome of a
 // probe that is no longer the current one is ignored: another probe took
-// its slot after OpenFor, or the breaker opened again since.
+// its slot after OpenFor, or the breaker opened again since; so is a
+// probe's outcome reported a second time.
 func (b *Breaker) Finish(t Ticket, err error) {
 	if t.probe != 0 {
 		b.doneProbe(t.probe, err)
@@ -407,6 +409,10 @@ func (b *Breaker) doneProbe(n uint64, err error) {
 	if n != 0 && n != b.probeN {
 		b.mu.Unlock()
 		return // a late probe: the slot went to another
+	}
+	if !b.probing {
+		b.mu.Unlock()
+		return // no probe is out: this one was reported already
 	}
 	b.probing = false
 	if State(b.state.Load()) != HalfOpen || out == noAnswer {
