@@ -2,9 +2,11 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/petrel-rpc/petrel/codec/thrift"
+	"github.com/petrel-rpc/petrel/rpcerr"
 	"github.com/petrel-rpc/petrel/stats"
 )
 
@@ -13,6 +15,8 @@ import (
 // returns is the one the middleware sees; metainfo added to it is sent),
 // and t.Finish when Call returns, with the call's stats.Stats (Begin, Send
 // = request flushed, Receive = reply read, End, payload sizes, the error).
+// When a middleware panics, Finish gets an rpcerr.Internal error naming the
+// panic, and the panic goes on to Call's caller.
 // Use stats.Chain for several tracers; a nil t sets none. Default: none,
 // and then the call path does no tracing work.
 func WithTracer(t stats.Tracer) Option {
@@ -30,7 +34,27 @@ func (c *Client) callTraced(cs *callState, args, result thrift.FastCodec, resp a
 	if tctx := tr.Start(cs); tctx != nil {
 		ctx = tctx
 	}
+	done := false
+	defer func() {
+		if done {
+			return
+		}
+		// A middleware panicked (or called runtime.Goexit): the tracer
+		// still gets its Finish, so that no in-flight count or span is
+		// left open, and the panic goes on to the caller.
+		r := recover()
+		st.End = time.Now()
+		st.Error = rpcerr.New(rpcerr.Internal, fmt.Sprintf("client: the call of %s panicked: %v", cs.ri.Method, r))
+		if r == nil {
+			st.Error = rpcerr.New(rpcerr.Internal, "client: the call of "+cs.ri.Method+" ended its goroutine (runtime.Goexit)")
+		}
+		tr.Finish(ctx, st)
+		if r != nil {
+			panic(r)
+		}
+	}()
 	err := c.ep(ctx, args, resp)
+	done = true
 	st.End = time.Now()
 	st.Error = err
 	if args != nil && !st.Send.IsZero() {
