@@ -76,6 +76,10 @@ func (b Backoff) Delay(n int) time.Duration {
 	}
 	d := b.Base
 	for i := 1; i < n && d < b.Max; i++ {
+		if d > b.Max/2 {
+			d = b.Max // doubling would pass Max, or overflow
+			break
+		}
 		d *= 2
 	}
 	d = min(d, b.Max)
