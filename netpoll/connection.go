@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -843,14 +844,16 @@ func (c *connection) SetDeadline(t time.Time) error {
 	return c.SetWriteDeadline(t)
 }
 
-// SetReadDeadline sets the deadline of blocking reads; zero means none.
+// SetReadDeadline sets the deadline of blocking reads; zero means none, and
+// so in effect does a time after 2262; any time before now has passed.
 func (c *connection) SetReadDeadline(t time.Time) error {
 	c.readDeadline.Store(unixNano(t))
 	c.wakeReaderForDeadline()
 	return nil
 }
 
-// SetWriteDeadline sets the deadline of blocking flushes; zero means none.
+// SetWriteDeadline sets the deadline of blocking flushes; zero means none,
+// and so in effect does a time after 2262; any time before now has passed.
 func (c *connection) SetWriteDeadline(t time.Time) error {
 	c.writeDL.Store(unixNano(t))
 	if c.wwaiting.Load() {
@@ -868,9 +871,23 @@ func (c *connection) wakeReaderForDeadline() {
 	}
 }
 
+// Deadlines are held as UnixNano, which int64 holds only from 1678 to 2262.
+var (
+	firstDeadline = time.Unix(0, 1)             // the earliest held as itself
+	lastDeadline  = time.Unix(0, math.MaxInt64) // the latest held as itself
+)
+
+// unixNano returns deadline t as held: 0 for the zero time (no deadline), 1
+// for any time up to 1970 (long past, not none), math.MaxInt64 for any time
+// after 2262 (in effect none), t.UnixNano() otherwise.
 func unixNano(t time.Time) int64 {
-	if t.IsZero() {
+	switch {
+	case t.IsZero():
 		return 0
+	case t.Before(firstDeadline):
+		return 1
+	case t.After(lastDeadline):
+		return math.MaxInt64
 	}
 	return t.UnixNano()
 }
