@@ -434,7 +434,7 @@ func (c *connection) waitReadSlow(n int) error {
 	// moved by SetReadDeadline while we wait, so it is read on every turn.
 	var timeoutAt int64
 	if t := c.readTimeout.Load(); t > 0 {
-		timeoutAt = time.Now().UnixNano() + t
+		timeoutAt = afterNow(t)
 	}
 	// The timer stays armed across waits for the earliest deadline it was
 	// set to: a later deadline (the usual case: each call's is later than
@@ -485,11 +485,21 @@ func (c *connection) waitReadSlow(n int) error {
 func (c *connection) readDeadlineFor() int64 {
 	dl := c.readDeadline.Load()
 	if t := c.readTimeout.Load(); t > 0 {
-		if d := time.Now().UnixNano() + t; dl == 0 || d < dl {
+		if d := afterNow(t); dl == 0 || d < dl {
 			dl = d
 		}
 	}
 	return dl
+}
+
+// afterNow returns the UnixNano t (> 0) nanoseconds from now, math.MaxInt64
+// (in effect never) for a t that would take it past 2262.
+func afterNow(t int64) int64 {
+	now := time.Now().UnixNano()
+	if t > math.MaxInt64-now {
+		return math.MaxInt64
+	}
+	return now + t
 }
 
 // errClosed says why the connection is closed.
@@ -675,7 +685,7 @@ func (c *connection) flushLocked() error {
 		case errno == syscall.EAGAIN:
 			if timeoutAt == 0 {
 				if t := c.writeTimeout.Load(); t > 0 {
-					timeoutAt = time.Now().UnixNano() + t
+					timeoutAt = afterNow(t)
 				}
 			}
 			if err := c.waitWritable(timeoutAt); err != nil {
