@@ -177,11 +177,16 @@ func resolve(ctx context.Context, network, address string) ([]target, error) {
 		return nil, err
 	}
 	port, err := strconv.Atoi(portStr)
-	if err != nil {
+	if errors.Is(err, strconv.ErrRange) {
+		port = -1 // out of range below
+	} else if err != nil {
 		port, err = net.DefaultResolver.LookupPort(ctx, network, portStr)
 		if err != nil {
 			return nil, err
 		}
+	}
+	if port < 0 || port > 65535 {
+		return nil, fmt.Errorf("netpoll: port %s is out of range 0-65535", portStr)
 	}
 	var ips []net.IPAddr
 	if ip := net.ParseIP(host); ip != nil {
