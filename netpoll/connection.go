@@ -848,8 +848,12 @@ func (c *connection) LocalAddr() net.Addr { return c.local }
 // RemoteAddr returns the peer's address.
 func (c *connection) RemoteAddr() net.Addr { return c.remote }
 
-// SetDeadline sets the read and write deadlines.
+// SetDeadline sets the read and write deadlines. On a closed connection it
+// is an error (why it closed), as are the two below.
 func (c *connection) SetDeadline(t time.Time) error {
+	if c.state.Load() == stateClosed {
+		return c.errClosed()
+	}
 	c.SetReadDeadline(t)
 	return c.SetWriteDeadline(t)
 }
@@ -857,6 +861,9 @@ func (c *connection) SetDeadline(t time.Time) error {
 // SetReadDeadline sets the deadline of blocking reads; zero means none, and
 // so in effect does a time after 2262; any time before now has passed.
 func (c *connection) SetReadDeadline(t time.Time) error {
+	if c.state.Load() == stateClosed {
+		return c.errClosed()
+	}
 	c.readDeadline.Store(unixNano(t))
 	c.wakeReaderForDeadline()
 	return nil
@@ -865,6 +872,9 @@ func (c *connection) SetReadDeadline(t time.Time) error {
 // SetWriteDeadline sets the deadline of blocking flushes; zero means none,
 // and so in effect does a time after 2262; any time before now has passed.
 func (c *connection) SetWriteDeadline(t time.Time) error {
+	if c.state.Load() == stateClosed {
+		return c.errClosed()
+	}
 	c.writeDL.Store(unixNano(t))
 	if c.wwaiting.Load() {
 		c.wakeWriter() // a Flush waiting for room re-reads the deadline
