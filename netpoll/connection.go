@@ -66,6 +66,7 @@ type connection struct {
 	idleTimeout time.Duration            // guarded by cbMu
 	idleSeq     uint64                   // rseq at the last idle check; guarded by cbMu
 	idleTicks   int                      // idle checks in a row without input; guarded by cbMu
+	idleStale   int                      // checks of replaced timers still to run; guarded by cbMu
 	finished    bool                     // close callbacks ran; guarded by cbMu
 
 	local, remote net.Addr
@@ -949,7 +950,11 @@ func (c *connection) SetIdleTimeout(d time.Duration) error {
 	}
 	c.idleTimeout = d
 	if c.idleTimer != nil {
-		c.idleTimer.Stop()
+		if !c.idleTimer.Stop() {
+			// Its check has fired and waits for cbMu: it is not one of
+			// the new timeout's.
+			c.idleStale++
+		}
 		c.idleTimer = nil
 	}
 	if d > 0 {
@@ -976,6 +981,14 @@ func idleCheckEvery(d time.Duration) time.Duration { return max(d/2, minIdleChec
 // counter; no clock is read and no timer touched per read.
 func (c *connection) checkIdle() {
 	c.cbMu.Lock()
+	if c.idleStale > 0 {
+		// The check of a timer SetIdleTimeout replaced. (Should the
+		// current timer's check get here first, it stands in for that
+		// one, which then counts and re-arms the timer in its place.)
+		c.idleStale--
+		c.cbMu.Unlock()
+		return
+	}
 	d := c.idleTimeout
 	if c.finished || d <= 0 || c.idleTimer == nil {
 		c.cbMu.Unlock()
