@@ -431,10 +431,22 @@ func putCall(c *call) {
 
 func (c *call) serveConcurrent() { c.serve(true) }
 
+// aclTokenKey is the wire key of the transient metainfo value that Kitex
+// carries in TTHeader's ACL token block.
+const aclTokenKey = metainfo.PrefixTransient + "gdpr-token"
+
 // serve runs the handler and writes the reply (flushing it if flush).
 func (c *call) serve(flush bool) {
 	s, m := c.s, c.m
 	var base context.Context = context.Background()
+	if c.hdr.ACLToken != "" {
+		// A Kitex client sends the transient value gdpr-token as the ACL
+		// token block; its handler reads it as metainfo, as a Kitex
+		// server's does. A value also sent as a key wins.
+		if _, ok := c.hdr.StrInfo[aclTokenKey]; !ok {
+			c.hdr.SetStr(aclTokenKey, c.hdr.ACLToken)
+		}
+	}
 	if len(c.hdr.StrInfo) > 0 {
 		base = metainfo.FromWire(base, c.hdr.StrInfo)
 	}
