@@ -231,12 +231,40 @@ func (w *worker) run() {
 	}
 }
 
+// syncWriteMax is the largest batch roundTrip writes before reading the
+// replies. A larger one may not fit in the sockets' buffers: a server that
+// echoes message by message stops reading once its replies fill them, and
+// a client still writing would wait for itself until its deadline. Such a
+// batch is written from a second goroutine while the replies are read.
+const syncWriteMax = 128 << 10
+
 // roundTrip writes one batch and reads its replies, checking each reply's
 // stamps and recording the latency of those completed in the window.
 func (w *worker) roundTrip(conn net.Conn, br *bufio.Reader, out, in []byte, seq uint64, sched time.Time) error {
-	if _, err := conn.Write(out); err != nil {
-		return fmt.Errorf("write: %w", err)
+	if len(out) <= syncWriteMax {
+		if _, err := conn.Write(out); err != nil {
+			return fmt.Errorf("write: %w", err)
+		}
+		return w.readReplies(br, in, seq, sched)
 	}
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := conn.Write(out)
+		wrote <- err
+	}()
+	err := w.readReplies(br, in, seq, sched)
+	if err != nil {
+		_ = conn.Close() // ends a write still waiting; out is reused after
+	}
+	if werr := <-wrote; werr != nil && err == nil {
+		err = fmt.Errorf("write: %w", werr)
+	}
+	return err
+}
+
+// readReplies reads the replies to the batch of seq, checking each reply's
+// stamps and recording the latency of those completed in the window.
+func (w *worker) readReplies(br *bufio.Reader, in []byte, seq uint64, sched time.Time) error {
 	size := w.size
 	for i := 0; i < w.pipeline; i++ {
 		if _, err := io.ReadFull(br, in); err != nil {
