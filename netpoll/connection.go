@@ -483,16 +483,6 @@ func (c *connection) waitReadSlow(n int) error {
 	return nil
 }
 
-func (c *connection) readDeadlineFor() int64 {
-	dl := c.readDeadline.Load()
-	if t := c.readTimeout.Load(); t > 0 {
-		if d := afterNow(t); dl == 0 || d < dl {
-			dl = d
-		}
-	}
-	return dl
-}
-
 // afterNow returns the UnixNano t (> 0) nanoseconds from now, math.MaxInt64
 // (in effect never) for a t that would take it past 2262.
 func afterNow(t int64) int64 {
