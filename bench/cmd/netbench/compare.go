@@ -87,6 +87,20 @@ func compare(in io.Reader, out io.Writer, base string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	// A paced run that did not reach its offered rate ran with a backlog,
+	// doing more per syscall: its CPU, syscalls and latency per request are
+	// not at the load the others had.
+	for _, impl := range order {
+		short := 0
+		for _, r := range runs[impl] {
+			if r.Rate > 0 && r.QPS < 0.97*r.Rate {
+				short++
+			}
+		}
+		if short > 0 {
+			fmt.Fprintf(out, "note: %d of %d runs of %s did not reach the offered rate (qps < 97%% of -rate): not an equal-load comparison\n", short, len(runs[impl]), impl)
+		}
+	}
 
 	if _, ok := medians[base]; !ok {
 		fmt.Fprintf(out, "no %s results, so no ratios\n", base)

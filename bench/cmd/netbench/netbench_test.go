@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -201,4 +202,27 @@ func checkResult(t *testing.T, b []byte, impl string) {
 
 func canPin() bool {
 	return runtime.GOOS == "linux" && proc.AllowedCPUs() >= 2
+}
+
+// TestCompareFlagsPacedRunsBelowRate: in a paced run a server that did not
+// keep up ran with a backlog, reading and writing more per syscall, so its
+// CPU and syscalls per request are not at the offered load; the network
+// issue judges server CPU at -rate 80000, and a ratio to such a run misleads.
+// compare says which runs fell short, as rpcbench -compare does.
+func TestCompareFlagsPacedRunsBelowRate(t *testing.T) {
+	line := func(impl string, qps float64) string {
+		return `{"impl":"` + impl + `","size":1024,"conns":100,"pipeline":1,"rate":80000,"duration_s":10,"requests":1,"qps":` +
+			strconv.FormatFloat(qps, 'f', -1, 64) + `,"p50_us":1,"p99_us":2,"p999_us":3,"errors":0,"server_cpu_us_per_req":5,"syscalls_per_req":2}` + "\n"
+	}
+	in := line("petrel", 80010) + line("gonet", 71000) + line("petrel", 79990) + line("gonet", 79500)
+	var out bytes.Buffer
+	if err := compare(strings.NewReader(in), &out, "petrel"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "note: 1 of 2 runs of gonet did not reach the offered rate") {
+		t.Errorf("compare does not flag the gonet run below -rate 80000:\n%s", out.String())
+	}
+	if strings.Contains(out.String(), "runs of petrel did not reach") {
+		t.Errorf("compare flags petrel runs at the rate:\n%s", out.String())
+	}
 }
