@@ -103,8 +103,8 @@ func New(service string, opts ...Option) (*Client, error) {
 // call's own (WithCallTimeout), else its method's (WithMethodTimeout), else
 // the client's (WithRPCTimeout); it then returns an
 // error of code rpcerr.Timeout, which is a net.Error with Timeout() true,
-// and a reply arriving later is discarded. A deadline after the year 2200
-// (a timeout of math.MaxInt64) is taken as that year's start. Other failures:
+// and a reply arriving later is discarded. A deadline past 2262 (a timeout
+// of math.MaxInt64) is in effect none. Other failures:
 //   - rpcerr.Canceled: ctx was canceled (the multiplexed pool stops waiting
 //     at once; the short and long pools see it when the reply or the
 //     deadline comes, see WithLongConnection);
@@ -149,9 +149,6 @@ func (c *Client) Call(ctx context.Context, method string, oneway bool, args, res
 	}
 	if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
 		deadline = d
-	}
-	if deadline.After(lastDeadline) {
-		deadline = lastDeadline
 	}
 	cs.setDeadline(deadline)
 	cs.oneway = oneway
@@ -218,9 +215,6 @@ func (c *Client) invoke(ctx context.Context, req, resp any) error {
 	if ctx != context.Context(cs) {
 		if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
 			deadline = d
-			if deadline.After(lastDeadline) {
-				deadline = lastDeadline
-			}
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -286,13 +280,6 @@ func (c *Client) attempt(ctx context.Context, cs *callState, addr string, deadli
 	}
 	return err
 }
-
-// lastDeadline is the latest deadline a call keeps; a later one (a timeout
-// of math.MaxInt64, 292 years) is moved to it, over 170 years away: in
-// effect none. The connections hold deadlines in int64 nanoseconds since
-// 1970, which end in 2262: a deadline after that read as long past, and
-// every call of the short and long pools timed out at once.
-var lastDeadline = time.Date(2200, time.January, 1, 0, 0, 0, 0, time.UTC)
 
 // drainPicks bounds the instances a call is sent to after refusals by
 // servers that are shutting down, and the picks made to find each.
