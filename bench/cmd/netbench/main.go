@@ -20,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -99,8 +100,8 @@ func (o *options) validate() error {
 		return fmt.Errorf("-pipeline %d: must be in [1, 4096]", o.pipeline)
 	case o.size*o.pipeline > 64<<20:
 		return fmt.Errorf("-size*-pipeline = %d: at most 64 MiB per batch", o.size*o.pipeline)
-	case o.rate < 0:
-		return fmt.Errorf("-rate %g: must not be negative", o.rate)
+	case o.rate < 0 || math.IsNaN(o.rate) || math.IsInf(o.rate, 0):
+		return fmt.Errorf("-rate %g: must be a finite number, not negative", o.rate)
 	case o.warmup < 0:
 		return fmt.Errorf("-warmup %v: must not be negative", o.warmup)
 	case o.duration <= 0:

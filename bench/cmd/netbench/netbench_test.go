@@ -71,6 +71,9 @@ func TestValidate(t *testing.T) {
 	for _, args := range [][]string{
 		{"-impl", "nosuch"}, {"-size", "7"}, {"-conns", "0"}, {"-pipeline", "0"},
 		{"-rate", "-1"}, {"-duration", "0s"}, {"-warmup", "-1s"},
+		// flag parses these; a paced schedule of them is none, and the
+		// result's JSON cannot hold them, so the run failed at its end.
+		{"-rate", "NaN"}, {"-rate", "Inf"},
 	} {
 		o, err := parseFlags(args, &bytes.Buffer{})
 		if err != nil {

@@ -22,6 +22,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -97,8 +98,8 @@ func (o *options) validate() error {
 		return fmt.Errorf("-size %d: must be in [0, %d] (grpc-go refuses messages over 4 MiB by default, and the request holds more than msg)", o.size, maxSize)
 	case o.conc < 1 || o.conc > 10000:
 		return fmt.Errorf("-conc %d: must be in [1, 10000]", o.conc)
-	case o.rate < 0:
-		return fmt.Errorf("-rate %g: must not be negative", o.rate)
+	case o.rate < 0 || math.IsNaN(o.rate) || math.IsInf(o.rate, 0):
+		return fmt.Errorf("-rate %g: must be a finite number, not negative", o.rate)
 	case o.warmup < 0:
 		return fmt.Errorf("-warmup %v: must not be negative", o.warmup)
 	case o.duration <= 0:

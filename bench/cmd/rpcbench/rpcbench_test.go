@@ -158,6 +158,17 @@ func TestFlags(t *testing.T) {
 			t.Errorf("rpcbench %q exited 0, want an error", args)
 		}
 	}
+	// flag parses these; a paced schedule of them is none, and the result's
+	// JSON cannot hold them, so the run failed at its end.
+	for _, rate := range []string{"NaN", "Inf", "-Inf"} {
+		o, err := parseFlags([]string{"-rate", rate}, &bytes.Buffer{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := o.validate(); err == nil {
+			t.Errorf("validate accepted -rate %s", rate)
+		}
+	}
 	var out bytes.Buffer
 	if code := run([]string{"-list"}, strings.NewReader(""), &out, &out); code != 0 {
 		t.Fatalf("-list: exit %d", code)
