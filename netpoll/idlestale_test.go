@@ -3,7 +3,6 @@
 package netpoll
 
 import (
-	"net"
 	"runtime"
 	"strings"
 	"testing"
@@ -53,25 +52,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 // SetIdleTimeout runs first and the old check after it. The new timer's
 // first check is then called directly.
 func TestStaleIdleCheckDoesNotCount(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	acc := make(chan net.Conn, 1)
-	go func() {
-		s, _ := ln.Accept()
-		acc <- s
-	}()
-	nc, err := DialConnection("tcp", ln.Addr().String(), time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := nc.(*connection)
-	defer c.Close()
-	if s := <-acc; s != nil {
-		defer s.Close()
-	}
+	c, _ := dialPair(t)
 
 	c.SetIdleTimeout(time.Hour) // the old timer: checks every 30 minutes
 	c.cbMu.Lock()

@@ -3,7 +3,6 @@
 package netpoll
 
 import (
-	"net"
 	"sync"
 	"testing"
 	"time"
@@ -18,24 +17,7 @@ import (
 // outside the lock, a resume between the two steps was a no-op and the
 // pause then dropped the interest for good.
 func TestPauseResumeNotLost(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	acc := make(chan net.Conn, 1)
-	go func() {
-		s, _ := ln.Accept()
-		acc <- s
-	}()
-	conn, err := DialConnection("tcp", ln.Addr().String(), time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	s := <-acc
-	defer s.Close()
-	c := conn.(*connection)
+	c, s := dialPair(t)
 	c.SetReadTimeout(2 * time.Second)
 	readable := func(step string) {
 		t.Helper()
