@@ -103,7 +103,7 @@ func TestMethodsAfterClose(t *testing.T) {
 // ErrConnClosed and runs each close callback exactly once.
 func TestConcurrentClose(t *testing.T) {
 	for range 10 {
-		c, _ := dialTCP(t) // the peer never reads nor writes
+		c, _ := netpoll.DialTCP(t) // the peer never reads nor writes
 		var first, second atomic.Int32
 		c.AddCloseCallback(func(netpoll.Connection) error { first.Add(1); return nil })
 		c.AddCloseCallback(func(netpoll.Connection) error { second.Add(1); return nil })
@@ -190,7 +190,7 @@ func TestCloseCallbacksOfConnectionNotServed(t *testing.T) {
 // deadline; the read returns the bytes that come after it.
 func TestReadDeadlineExtendedOrClearedWhileWaiting(t *testing.T) {
 	for _, later := range []time.Time{time.Now().Add(time.Hour), {}} {
-		c, s := dialTCP(t)
+		c, s := netpoll.DialTCP(t)
 		c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
 		res := make(chan error, 1)
 		go func() {

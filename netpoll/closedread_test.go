@@ -26,7 +26,7 @@ func waitLen(t *testing.T, c netpoll.Connection, n int) {
 // buffered (before or after the peer closed too).
 func TestReadAfterLocalCloseFails(t *testing.T) {
 	for _, peerClosed := range []bool{false, true} {
-		c, s := dialTCP(t)
+		c, s := netpoll.DialTCP(t)
 		s.Write([]byte("hello"))
 		if peerClosed {
 			s.Close()

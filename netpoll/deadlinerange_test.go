@@ -88,7 +88,7 @@ func flushCompletes(t *testing.T, what string, setup func(netpoll.Connection)) {
 func TestFarFutureDeadlines(t *testing.T) {
 	for name, dl := range farFutures() {
 		for _, set := range []string{"SetDeadline", "SetReadDeadline"} {
-			c, s := dialTCP(t)
+			c, s := netpoll.DialTCP(t)
 			if set == "SetDeadline" {
 				c.SetDeadline(dl)
 			} else {
@@ -113,7 +113,7 @@ func TestFarFutureDeadlines(t *testing.T) {
 // 2169), times a blocking read and Flush out at once.
 func TestPastDeadlines(t *testing.T) {
 	for name, dl := range pasts() {
-		c, _ := dialTCP(t)
+		c, _ := netpoll.DialTCP(t)
 		c.SetReadDeadline(dl)
 		within(t, "read with the read deadline "+name, func() {
 			if _, err := c.Reader().Next(1); !netpoll.IsTimeout(err) {

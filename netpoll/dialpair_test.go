@@ -9,8 +9,7 @@ import (
 )
 
 // dialPair dials a plain TCP listener and returns the dialed connection
-// with the accepted side; both close when t ends. (The external tests'
-// dialTCP, for tests that need the connection's internals.)
+// with the accepted side; both close when t ends.
 func dialPair(t *testing.T) (*connection, net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -34,4 +33,10 @@ func dialPair(t *testing.T) (*connection, net.Conn) {
 	}
 	t.Cleanup(func() { nc.Close(); s.Close() })
 	return nc.(*connection), s
+}
+
+// DialTCP is dialPair for the external tests (package netpoll_test).
+func DialTCP(t *testing.T) (Connection, net.Conn) {
+	t.Helper()
+	return dialPair(t)
 }

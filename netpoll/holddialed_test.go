@@ -5,13 +5,15 @@ package netpoll_test
 import (
 	"testing"
 	"time"
+
+	"github.com/petrel-rpc/petrel/netpoll"
 )
 
 // TestHoldOnDialedConnectionNoEffect: Hold has no effect on a dialed
 // connection, as documented: its idle timeout still closes it (a hold used
 // to count as busy and keep it open for good).
 func TestHoldOnDialedConnectionNoEffect(t *testing.T) {
-	c, _ := dialTCP(t)
+	c, _ := netpoll.DialTCP(t)
 	c.Hold()
 	defer c.Unhold()
 	if err := c.SetIdleTimeout(20 * time.Millisecond); err != nil {

@@ -14,7 +14,7 @@ import (
 // in effect; now plus it used to overflow, so every blocking read or Flush
 // timed out at once.
 func TestHugeTimeouts(t *testing.T) {
-	c, s := dialTCP(t)
+	c, s := netpoll.DialTCP(t)
 	c.SetReadTimeout(math.MaxInt64)
 	readGetsByte(t, "SetReadTimeout(MaxInt64)", c, s)
 	c.SetReadDeadline(time.Now().Add(time.Hour))

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/petrel-rpc/petrel/netpoll"
 )
 
 // TestNegativeTimeoutsRejected: a negative read, write or idle timeout is an
@@ -13,7 +15,7 @@ import (
 // was (it used to mean no limit at all, silently: a read bounded by a budget
 // already spent waited for ever).
 func TestNegativeTimeoutsRejected(t *testing.T) {
-	c, _ := dialTCP(t)
+	c, _ := netpoll.DialTCP(t)
 	c.SetReadTimeout(20 * time.Millisecond)
 	for _, tc := range []struct {
 		method string

@@ -791,7 +791,7 @@ func BenchmarkEchoRoundTripWithTimeout(b *testing.B) {
 // write interest and drops it after; reading must go on afterwards (adding
 // the write bit used to replace the read bit, so nothing was read again).
 func TestReadAfterFlushWaited(t *testing.T) {
-	c, s := dialTCP(t)
+	c, s := netpoll.DialTCP(t)
 	const size = 32 << 20 // more than the socket buffers hold: Flush waits
 	flushed := make(chan error, 1)
 	go func() {
@@ -924,37 +924,10 @@ func TestShutdownEndsWithCtx(t *testing.T) {
 	}
 }
 
-// dialTCP dials a plain TCP listener with a netpoll Connection and returns
-// it with the accepted side; both close when t ends.
-func dialTCP(t *testing.T) (netpoll.Connection, net.Conn) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	acc := make(chan net.Conn, 1)
-	go func() {
-		s, _ := ln.Accept()
-		acc <- s
-	}()
-	c, err := netpoll.DialConnection("tcp", ln.Addr().String(), time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := <-acc
-	if s == nil {
-		c.Close()
-		t.Fatal("accept failed")
-	}
-	t.Cleanup(func() { c.Close(); s.Close() })
-	return c, s
-}
-
 // blockedFlush dials a peer that reads through read (called with the
 // accepted side) and starts a Flush of 32 MiB, more than the socket holds.
 func blockedFlush(t *testing.T, setup func(netpoll.Connection), read func(net.Conn)) (netpoll.Connection, <-chan error) {
-	c, s := dialTCP(t)
+	c, s := netpoll.DialTCP(t)
 	setup(c)
 	go read(s)
 	res := make(chan error, 1)
