@@ -104,7 +104,8 @@ func (e *ConfigError) Error() string {
 // PanicHandler receives a value recovered from a panicking task, the context the
 // task was submitted with (context.Background for [Pool.Go]) and the stack of the
 // panicking goroutine. It runs on the worker goroutine, after the panic; a panic
-// inside the handler is recovered and dropped.
+// inside the handler is recovered and dropped, and a runtime.Goexit in it ends
+// the worker as a task's would (the pool replaces it when tasks are queued).
 type PanicHandler func(ctx context.Context, recovered any, stack []byte)
 
 // Config configures a [Pool]. A zero field means its default.
@@ -305,7 +306,7 @@ func (p *Pool) call(ctx context.Context, fn func(), worker bool) {
 		// Since Go 1.21 panic(nil) recovers as *runtime.PanicNilError, so a
 		// nil recover() here means runtime.Goexit.
 		if r := recover(); r != nil {
-			p.reportPanic(ctx, r)
+			p.reportPanic(ctx, r, worker)
 		} else if worker {
 			p.workerGoexit()
 		}
@@ -314,14 +315,28 @@ func (p *Pool) call(ctx context.Context, fn func(), worker bool) {
 	panicked = false
 }
 
-func (p *Pool) reportPanic(ctx context.Context, r any) {
+// reportPanic passes r to the PanicHandler. A handler that panics is
+// recovered; one that calls runtime.Goexit ends the goroutine, which, when it
+// is a worker, the pool accounts for as for a task's Goexit.
+func (p *Pool) reportPanic(ctx context.Context, r any, worker bool) {
 	h := p.cfg.PanicHandler
 	if h == nil {
 		return
 	}
 	stack := debug.Stack()
-	defer func() { _ = recover() }() // a panicking handler must not kill the worker
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		// A panicking handler must not kill the worker; a nil recover()
+		// means runtime.Goexit, as in call.
+		if recover() == nil && worker {
+			p.workerGoexit()
+		}
+	}()
 	h(ctx, r, stack)
+	returned = true
 }
 
 // workerGoexit keeps the pool's promises when a task ends its worker with
