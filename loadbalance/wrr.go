@@ -27,9 +27,24 @@ type wrrState struct {
 
 	// Without a cycle, picks run the algorithm live:
 	mu      sync.Mutex
-	current []int // guarded by mu: each instance's current weight
-	weights []int // effective weights; read-only
-	total   int   // sum of weights; read-only
+	classes []wrrClass // guarded by mu
+	total   int        // sum of weights; read-only
+}
+
+// wrrClass is the instances of one weight. Among them the algorithm picks
+// in index order: each time, the one picked fewest times (the first on
+// ties), whose current weight is the highest of them. So a round of the
+// algorithm costs one step per distinct weight rather than per instance
+// (the cycle of n instances of equal weight is computed in O(n), not
+// O(n^2)), and a cycle of at most maxCycle picks, which has at most
+// sqrt(2*maxCycle) distinct weights, in O(maxCycle^1.5).
+type wrrClass struct {
+	weight  int
+	members []int32 // indexes into insts, ascending
+	pos     int     // members[pos] is picked next
+	// current is the current weight of members[pos:]; those before pos
+	// were picked once more this round, theirs is lower by the total.
+	current int
 }
 
 // NewWeightedRoundRobin returns a smooth weighted round robin balancer:
@@ -41,7 +56,9 @@ type wrrState struct {
 // long, and a pick is then one atomic increment; the cycle starts at a
 // random place, so that clients started together do not all call the same
 // instance first. Longer cycles (very uneven weights over many instances)
-// are run live under a mutex.
+// are run live under a mutex, a pick costing one step per distinct weight.
+// Update costs O(n) plus, for a cycle computed in advance, one step per
+// distinct weight for each of its picks.
 func NewWeightedRoundRobin() *WeightedRoundRobin { return &WeightedRoundRobin{} }
 
 // Update replaces the instances and starts a new cycle: a cycle computed in
@@ -54,21 +71,26 @@ func (b *WeightedRoundRobin) Update(instances []discovery.Instance) {
 		b.state.Store(st)
 		return
 	}
-	st.weights = make([]int, n)
 	g := 0
+	byWeight := make(map[int]int) // weight -> index in st.classes
 	for i, in := range st.insts {
 		w := in.EffectiveWeight()
-		st.weights[i] = w
 		st.total += w
 		g = gcd(w, g)
+		c, ok := byWeight[w]
+		if !ok {
+			c = len(st.classes)
+			byWeight[w] = c
+			st.classes = append(st.classes, wrrClass{weight: w})
+		}
+		st.classes[c].members = append(st.classes[c].members, int32(i))
 	}
-	st.current = make([]int, n)
 	if length := st.total / g; length <= maxCycle {
 		st.cycle = make([]int32, length)
 		for k := range st.cycle {
 			st.cycle[k] = int32(st.step())
 		}
-		clear(st.current)
+		st.classes = nil
 		// Clients started together do not all begin with the same
 		// instance.
 		st.next.Store(rand.Uint64N(uint64(length)))
@@ -76,17 +98,25 @@ func (b *WeightedRoundRobin) Update(instances []discovery.Instance) {
 	b.state.Store(st)
 }
 
-// step runs one round of the algorithm on st.current.
+// step runs one round of the algorithm on st.classes and returns the
+// index of the instance picked.
 func (st *wrrState) step() int {
 	best := 0
-	for i, w := range st.weights {
-		st.current[i] += w
-		if st.current[i] > st.current[best] {
-			best = i
+	for j := range st.classes {
+		c := &st.classes[j]
+		c.current += c.weight
+		if b := &st.classes[best]; c.current > b.current || (c.current == b.current && c.members[c.pos] < b.members[b.pos]) {
+			best = j
 		}
 	}
-	st.current[best] -= st.total
-	return best
+	c := &st.classes[best]
+	i := c.members[c.pos]
+	c.pos++
+	if c.pos == len(c.members) {
+		c.pos = 0
+		c.current -= st.total
+	}
+	return int(i)
 }
 
 // Pick returns the next instance of the cycle; key is ignored.
