@@ -34,7 +34,10 @@ type BudgetConfig struct {
 	// request count, so that a client with little traffic can still retry
 	// (default DefaultMinRetries, 3). A negative value means none.
 	MinRetries int
-	// Now is the clock (default time.Now); tests set a fake one.
+	// Now is the clock (default time.Now); tests set a fake one. The
+	// window measures the time between its readings with Time.Sub, which
+	// uses the monotonic clock when both readings carry it (time.Now's
+	// do): setting the wall clock back or forward does not move the window.
 	Now func() time.Time
 }
 
@@ -126,8 +129,13 @@ type Budget struct {
 	minRetries int64
 	window     int64 // the window's length in nanoseconds
 	now        func() time.Time
-	win        window.Window
-	// lastDebit is the time (UnixNano) of the latest Debit, noDebit if
+	// base is now() when the budget was made. The window counts in
+	// nanoseconds since base (now().Sub(base)): with time.Now, whose
+	// readings carry the monotonic clock, a wall clock set back (NTP, an
+	// operator) does not move the window back.
+	base time.Time
+	win  window.Window
+	// lastDebit is the time (since base) of the latest Debit, noDebit if
 	// none; atomic, it only moves forward.
 	lastDebit atomic.Int64
 }
@@ -141,22 +149,28 @@ func NewBudget(cfg BudgetConfig) (*Budget, error) {
 		return nil, err
 	}
 	cfg.fill()
-	b := &Budget{ratio: cfg.Ratio, minRetries: int64(cfg.MinRetries), window: int64(cfg.Window), now: cfg.Now}
+	b := &Budget{ratio: cfg.Ratio, minRetries: int64(cfg.MinRetries), window: int64(cfg.Window), now: cfg.Now, base: cfg.Now()}
 	b.win.Init(cfg.Window, cfg.Buckets)
 	b.lastDebit.Store(noDebit)
 	return b, nil
 }
 
+// tick returns the time of the window: nanoseconds since base, by the
+// monotonic clock when the clock's readings carry it.
+func (b *Budget) tick() int64 {
+	return int64(b.now().Sub(b.base))
+}
+
 // Request records an original request (a first attempt).
 func (b *Budget) Request() {
-	b.win.Add(b.now().UnixNano(), 1, 0)
+	b.win.Add(b.tick(), 1, 0)
 }
 
 // Debit records an attempt that counts as a retry without asking: a call
 // made while serving a request that was itself a retry. Until Window has
 // passed since the latest Debit, Acquire grants nothing.
 func (b *Budget) Debit() {
-	now := b.now().UnixNano()
+	now := b.tick()
 	b.win.Add(now, 0, 1)
 	for {
 		last := b.lastDebit.Load()
@@ -176,7 +190,7 @@ func (b *Budget) Acquire() bool {
 // acquire is Acquire; it also returns when the retry was counted, for
 // release.
 func (b *Budget) acquire() (at int64, ok bool) {
-	now := b.now().UnixNano()
+	now := b.tick()
 	if last := b.lastDebit.Load(); last != noDebit && now-last < b.window {
 		return 0, false // an upstream hop retries: leave the retries to it
 	}
@@ -197,5 +211,5 @@ func (b *Budget) fits(reqs, retries int64) bool {
 // Counts returns the requests and retries (granted and debited) in the
 // current window.
 func (b *Budget) Counts() (requests, retries int64) {
-	return b.win.Sum(b.now().UnixNano())
+	return b.win.Sum(b.tick())
 }

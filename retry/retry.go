@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"strconv"
 	"time"
@@ -296,10 +297,14 @@ type attempt struct {
 	ended  chan struct{} // closed when next returned
 	done   func(won bool)
 	err    error // set before ended is closed
-	// budgetAt is when the budget granted this attempt's retry (0: the
-	// first attempt, or the retry was given back).
+	// budgetAt is when the budget granted this attempt's retry
+	// (notBudgeted: the first attempt, or the retry was given back).
 	budgetAt int64
 }
+
+// notBudgeted is the budgetAt of an attempt that holds no retry of the
+// budget. Budget times count from when it was made, so 0 is one of them.
+const notBudgeted = math.MinInt64
 
 // hedge runs backup requests: a new attempt whenever BackupDelay passes
 // without a reply (or an attempt fails with a retryable error), up to
@@ -346,7 +351,7 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 		}
 		return true
 	}
-	if !launch(0) {
+	if !launch(notBudgeted) {
 		return r.retry(ctx, req, resp, p, deadline, next)
 	}
 	timer := time.NewTimer(p.BackupDelay)
@@ -367,9 +372,9 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 				return afterAttempts(len(all), a.err)
 			}
 			a.done(false)
-			if a.budgetAt != 0 && NotSent(a.err) {
+			if a.budgetAt != notBudgeted && NotSent(a.err) {
 				r.budget.release(a.budgetAt) // no server saw it
-				a.budgetAt = 0
+				a.budgetAt = notBudgeted
 			}
 			if lastErr == nil || !NotSent(a.err) {
 				lastErr = a.err // an error of a sent attempt is kept over one of an unsent one
@@ -422,7 +427,7 @@ func (r *Retryer) settle(all []*attempt, winner *attempt, inflight int, results 
 		go func() {
 			for range inflight {
 				a := <-results
-				if a.budgetAt != 0 && NotSent(a.err) {
+				if a.budgetAt != notBudgeted && NotSent(a.err) {
 					r.budget.release(a.budgetAt)
 				}
 				a.done(false)

@@ -800,3 +800,43 @@ func TestExhaustedRetriesSayHowMany(t *testing.T) {
 		t.Errorf("one attempt: %v, want the attempt's error as it came", err)
 	}
 }
+
+// TestBudgetWallClockStepsBack: the budget measures its window with the
+// monotonic clock. When the wall clock is set back (NTP, an operator),
+// requests and retries counted afterwards are still counted and bound the
+// retries: the budget neither loses its counts nor grants every retry.
+func TestBudgetWallClockStepsBack(t *testing.T) {
+	clk := newSteppedClock(t)
+	b, err := retry.NewBudget(retry.BudgetConfig{Ratio: 0.1, Window: time.Second, Buckets: 10, MinRetries: -1, Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 100 {
+		b.Request()
+	}
+	clk.Advance(10 * time.Millisecond)
+	clk.StepBack(time.Hour)
+	for range 100 {
+		b.Request()
+	}
+	granted := 0
+	for range 50 {
+		if b.Acquire() {
+			granted++
+		}
+	}
+	if req, ret := b.Counts(); req != 200 || ret != 20 || granted != 20 {
+		t.Errorf("after the wall clock went back 1h: %d retries granted, counts %d requests, %d retries; want 20 granted of 200 requests", granted, req, ret)
+	}
+	// Debit, then the wall clock goes back again: the budget yields to the
+	// upstream for one window, not for the hour the wall clock lost.
+	b.Debit()
+	clk.StepBack(time.Hour)
+	clk.Advance(1100 * time.Millisecond)
+	for range 100 {
+		b.Request()
+	}
+	if !b.Acquire() {
+		t.Fatal("no retry granted a window after the last Debit, once the wall clock went back")
+	}
+}

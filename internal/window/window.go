@@ -29,12 +29,13 @@ type bucket struct {
 	a, b  atomic.Int64 // the counts of that slice
 }
 
-// none is the epoch of a bucket that holds no slice. Times before 1970 (a
-// fake clock started at time.Time{}) have negative slices, so it is not -1.
+// none is the epoch of a bucket that holds no slice. Negative times (a
+// fake clock set back before the caller's base) have negative slices, so
+// it is not -1.
 const none = math.MinInt64
 
 // slice returns the slice of time now belongs to: now/width rounded down,
-// so that slices before 1970 are as wide as the others.
+// so that slices of negative times are as wide as the others.
 func (w *Window) slice(now int64) int64 {
 	e := now / w.width
 	if now < 0 && e*w.width != now {
@@ -88,7 +89,9 @@ func (w *Window) current(e int64) *bucket {
 	return bk
 }
 
-// Add counts da and db at time now (UnixNano).
+// Add counts da and db at time now (nanoseconds on the caller's clock;
+// callers count them from a base time.Time with Sub, by the monotonic
+// clock, so that a wall clock set back does not move the window back).
 func (w *Window) Add(now int64, da, db int64) {
 	bk := w.current(w.slice(now))
 	if da != 0 {
@@ -123,7 +126,7 @@ func (w *Window) AddBIf(now int64, fits func(a, b int64) bool) bool {
 	}
 }
 
-// UndoB takes back one b counted at time at (UnixNano) by Add or AddBIf.
+// UndoB takes back one b counted at time at by Add or AddBIf.
 // If at's slice has left its bucket the count has left the window already
 // and nothing changes.
 func (w *Window) UndoB(at int64) {
@@ -136,7 +139,7 @@ func (w *Window) UndoB(at int64) {
 	w.rotate.Unlock()
 }
 
-// Sum returns the two counts over the window ending at now (UnixNano), or
+// Sum returns the two counts over the window ending at now, or
 // at the newest slice counted if that is later (by less than the window):
 // a caller that read the clock just before another one but sums after it
 // sees the other's counts, and AddBIf's bound holds for both.
