@@ -78,7 +78,11 @@ type Config struct {
 	// probe neither closes the breaker nor opens it; it only frees the
 	// probing slot for the next call.
 	Counts func(err error) bool
-	// Now is the clock (default time.Now); tests set a fake one.
+	// Now is the clock (default time.Now); tests set a fake one. The
+	// breaker measures the time between its readings with Time.Sub, which
+	// uses the monotonic clock when both readings carry it (time.Now's
+	// do): setting the wall clock back or forward moves neither the window
+	// nor OpenFor.
 	Now func() time.Time
 	// OnStateChange, when set, is told each change of state: key is the
 	// breaker's key in its [Group] ("" for a breaker made by New). It runs
@@ -209,6 +213,11 @@ type Breaker struct {
 	key   string        // its key in a Group; "" from New
 	state atomic.Int32  // State; written under mu
 	win   window.Window // outcomes of the closed state (a: calls, b: failures)
+	// base is Config.Now() when the breaker was made; the window counts in
+	// nanoseconds since it (Now().Sub(base)): with time.Now, whose readings
+	// carry the monotonic clock, a wall clock set back (NTP, an operator)
+	// does not move the window back.
+	base time.Time
 
 	mu        sync.Mutex
 	openedAt  time.Time // when it last opened; guarded by mu
@@ -238,6 +247,7 @@ func newKeyed(cfg Config, key string) *Breaker {
 	b := &Breaker{
 		cfg:           cfg,
 		key:           key,
+		base:          cfg.Now(),
 		rejectOpen:    rejection(key, "open"),
 		rejectProbing: rejection(key, "half-open, its probe call not yet ended"),
 	}
@@ -372,11 +382,12 @@ func (b *Breaker) done(err error) {
 	if failed {
 		fail = 1
 	}
-	b.win.Add(now.UnixNano(), 1, fail)
+	tick := int64(now.Sub(b.base))
+	b.win.Add(tick, 1, fail)
 	if !failed {
 		return
 	}
-	calls, fails := b.win.Sum(now.UnixNano())
+	calls, fails := b.win.Sum(tick)
 	if calls < int64(b.cfg.MinSamples) || float64(fails) < b.cfg.ErrorRate*float64(calls) {
 		return
 	}

@@ -348,3 +348,27 @@ func BenchmarkGroupMiddleware(b *testing.B) {
 		ep(ctx, nil, nil)
 	}
 }
+
+// TestWallClockStepsBack: the breaker measures its window with the
+// monotonic clock. When the wall clock is set back (NTP, an operator), the
+// failures that follow are still counted and open the breaker.
+func TestWallClockStepsBack(t *testing.T) {
+	clk := newSteppedClock(t)
+	b := newBreaker(t, circuitbreak.Config{Now: clk.Now, MinSamples: 10})
+	for range 5 {
+		b.Done(false, nil)
+	}
+	clk.Advance(10 * time.Millisecond)
+	clk.StepBack(time.Hour)
+	for i := range 20 {
+		probe, err := b.Allow()
+		if err != nil {
+			if i >= 5 && errors.Is(err, circuitbreak.ErrOpen) {
+				return // opened once failures were half of 10 calls or more
+			}
+			t.Fatalf("call %d: %v", i, err)
+		}
+		b.Done(probe, errConn)
+	}
+	t.Fatalf("after the wall clock went back 1h, 5 successes and 20 failures left the breaker %v, want open", b.State())
+}

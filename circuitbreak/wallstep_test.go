@@ -1,0 +1,56 @@
+package circuitbreak_test
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+)
+
+// steppedClock is a clock whose readings carry a monotonic reading, as
+// time.Now's do, and whose wall reading the test can step back, as NTP or
+// an operator setting the time does, while the monotonic one goes on.
+type steppedClock struct {
+	start   time.Time    // time.Now when made: has a monotonic reading
+	elapsed atomic.Int64 // nanoseconds since start, both readings
+	back    atomic.Int64 // whole seconds the wall reading was stepped back
+}
+
+func newSteppedClock(t testing.TB) *steppedClock {
+	c := &steppedClock{start: time.Now()}
+	// Check that wallBack does what it should on this Go version: the wall
+	// reading moves, the monotonic one (which Sub uses) does not.
+	a := c.start.Add(time.Second)
+	b := wallBack(a, 3600)
+	if got := a.Round(0).Sub(b.Round(0)); got != time.Hour {
+		t.Fatalf("wallBack moved the wall reading by %v, want 1h", got)
+	}
+	if got := b.Sub(c.start); got != time.Second {
+		t.Fatalf("wallBack changed the monotonic reading: Sub gives %v, want 1s", got)
+	}
+	return c
+}
+
+// wallBack returns tm (which has a monotonic reading) with its wall reading
+// sec seconds earlier. There is no API for it: it edits the wall field of
+// the time.Time (the hasMonotonic layout: seconds since 1885 in bits 30 to
+// 62), which newSteppedClock checks through the public API.
+func wallBack(tm time.Time, sec int64) time.Time {
+	type layout struct {
+		wall uint64
+		ext  int64
+		loc  *time.Location
+	}
+	l := (*layout)(unsafe.Pointer(&tm))
+	l.wall -= uint64(sec) << 30
+	return tm
+}
+
+func (c *steppedClock) Now() time.Time {
+	return wallBack(c.start.Add(time.Duration(c.elapsed.Load())), c.back.Load())
+}
+
+func (c *steppedClock) Advance(d time.Duration) { c.elapsed.Add(int64(d)) }
+
+// StepBack sets the wall clock back by d (whole seconds).
+func (c *steppedClock) StepBack(d time.Duration) { c.back.Add(int64(d / time.Second)) }
