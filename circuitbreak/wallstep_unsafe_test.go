@@ -35,6 +35,11 @@ func newSteppedClock(t testing.TB) *steppedClock {
 // sec seconds earlier. There is no API for it: it edits the wall field of
 // the time.Time (the hasMonotonic layout: seconds since 1885 in bits 30 to
 // 62), which newSteppedClock checks through the public API.
+//
+// The unsafe cast is safe: layout has the fields of time.Time in their
+// order and types, and only wall's seconds are changed, in range (the
+// result is checked above to read as the same instant on the monotonic
+// clock and sec seconds earlier on the wall clock).
 func wallBack(tm time.Time, sec int64) time.Time {
 	type layout struct {
 		wall uint64
