@@ -2,6 +2,7 @@ package gen
 
 import (
 	"encoding/hex"
+	"math"
 	"strconv"
 	"strings"
 
@@ -33,9 +34,13 @@ func (fg *fileGen) genConst(c *thrift.Const) {
 	fg.doc(c.Doc)
 	name := fg.g.names[c]
 	expr := fg.constExpr(c.Type, c.Value)
-	switch kindOf(c.Type, false) {
+	switch k := kindOf(c.Type, false); k {
 	case wBool, wI8, wI16, wI32, wI64, wDouble, wString:
-		fg.p("const %s %s = %s", name, fg.goType(c.Type, false), expr)
+		decl := "const"
+		if k == wDouble && isNegZero(c.Value.Target()) {
+			decl = "var" // a Go constant cannot be negative zero
+		}
+		fg.p("%s %s %s = %s", decl, name, fg.goType(c.Type, false), expr)
 	default:
 		fg.p("var %s = %s", name, expr)
 	}
@@ -89,6 +94,10 @@ func (fg *fileGen) constExpr(t *thrift.Type, v *thrift.ConstValue) string {
 		var lit string
 		if v.Kind == thrift.ConstInt {
 			lit = strconv.FormatInt(v.Int, 10)
+		} else if isNegZero(v) {
+			// Go constant arithmetic has no negative zero (-0 and -0.0
+			// are 0): only a function can make it.
+			lit = fg.stdAlias("math", "math") + ".Copysign(0, -1)"
 		} else {
 			lit = strconv.FormatFloat(v.Double, 'g', -1, 64)
 		}
@@ -156,6 +165,11 @@ func (fg *fileGen) constExpr(t *thrift.Type, v *thrift.ConstValue) string {
 	}
 	fg.g.fail(v.Pos, "cannot render constant of type %s", t)
 	return "0"
+}
+
+// isNegZero reports whether v is the double constant negative zero.
+func isNegZero(v *thrift.ConstValue) bool {
+	return v != nil && v.Kind == thrift.ConstDouble && v.Double == 0 && math.Signbit(v.Double)
 }
 
 // constKeyExpr renders a map key constant: binary keys are Go strings, and

@@ -185,6 +185,25 @@ func (fg *fileGen) importAlias(p *pkgInfo) string {
 	return a
 }
 
+// stdAlias returns the alias of standard library package path (whose
+// name is name) in this file, adding the import; the alias avoids the
+// names importAlias avoids and the aliases already taken.
+func (fg *fileGen) stdAlias(path, name string) string {
+	if a, ok := fg.imports[path]; ok {
+		return a
+	}
+	a := name
+	for i := 1; fg.aliases[a] || isGoKeyword(a) || fg.g.scopes[fg.pkg.importPath][a]; i++ {
+		a = name + "pkg"
+		if i > 1 {
+			a += strconv.Itoa(i)
+		}
+	}
+	fg.aliases[a] = true
+	fg.imports[path] = a
+	return a
+}
+
 // doc writes a doc comment.
 func (fg *fileGen) doc(s string) {
 	s = strings.TrimSpace(cleanDoc(s))

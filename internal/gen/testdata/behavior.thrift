@@ -210,3 +210,17 @@ struct Choices {
 service Chooser {
   Choice choose(1: Choices in)
 }
+
+// Negative zero, which a Go constant cannot hold, in constants and defaults.
+typedef double Real
+const double NEG_ZERO = -0.0
+const Real NEG_ZERO_REAL = -0.0
+const double POS_ZERO = 0.0
+const list<double> ZEROS = [-0.0, 0.0, -0e0]
+const NegZeros NEG_ZEROS_STRUCT = {"d": -0.0, "o": -0.0}
+
+struct NegZeros {
+  1: double d = -0.0
+  2: optional double o = -0.0
+  3: Real r = -0.0
+}
