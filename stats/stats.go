@@ -15,6 +15,7 @@ package stats
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"time"
 )
@@ -98,6 +99,20 @@ type Tracer interface {
 // reverse order (the first tracer sees the whole of the others). Nil
 // entries are skipped; Chain of none (or only nils) returns nil, so that
 // passing its result to WithTracer sets no tracer.
+//
+// Each tracer gets one Finish for each Start that returned, so that an
+// in-flight gauge kept by one of them stays right when another panics:
+//   - If a tracer's Start panics, the tracers before it are finished at once
+//     (newest first, Stats.Error naming the panic) and the panic goes on;
+//     neither it nor the ones after it are finished, and the chain's
+//     Finish, if called after such a Start (the server calls it with the
+//     context it gave Start), finishes none.
+//   - If a tracer's Finish panics, the Finish of the tracers before it
+//     still runs, then the panic goes on.
+//
+// The chain's Finish must be given the context its Start returned (or one
+// derived from it), as the client and server do: it finishes the tracers
+// only if Start went through to the end.
 func Chain(ts ...Tracer) Tracer {
 	list := make([]Tracer, 0, len(ts))
 	for _, t := range ts {
@@ -111,25 +126,64 @@ func Chain(ts ...Tracer) Tracer {
 	case 1:
 		return list[0]
 	}
-	return chain(list)
+	return &chain{list: list}
 }
 
-type chain []Tracer
+type chain struct{ list []Tracer }
+
+// startedKey marks the context the chain's Start returned after every
+// tracer's Start returned.
+type startedKey struct{ c *chain }
 
 // Start passes each tracer the context the previous one returned; a nil
 // one stands for the context it was given, as the client and server take
 // it.
-func (c chain) Start(ctx context.Context) context.Context {
-	for _, t := range c {
-		if next := t.Start(ctx); next != nil {
+func (c *chain) Start(ctx context.Context) context.Context {
+	i := 0
+	defer func() {
+		if i == len(c.list) {
+			return
+		}
+		// c.list[i].Start panicked (or ended the goroutine): the call does
+		// not go on. The tracers that started finish now.
+		r := recover()
+		st := &Stats{Error: fmt.Errorf("stats: the call ended in the Start of tracer %d of %d of a Chain (%T): it panicked: %v", i+1, len(c.list), c.list[i], r)}
+		if r == nil {
+			st.Error = fmt.Errorf("stats: the call ended in the Start of tracer %d of %d of a Chain (%T): it called runtime.Goexit", i+1, len(c.list), c.list[i])
+		}
+		c.finish(i-1, ctx, st)
+		if r != nil {
+			panic(r)
+		}
+	}()
+	for ; i < len(c.list); i++ {
+		if next := c.list[i].Start(ctx); next != nil {
 			ctx = next
 		}
 	}
-	return ctx
+	return context.WithValue(ctx, startedKey{c}, true)
 }
 
-func (c chain) Finish(ctx context.Context, st *Stats) {
-	for i := len(c) - 1; i >= 0; i-- {
-		c[i].Finish(ctx, st)
+// Finish calls each tracer's Finish, last one first, if ctx comes from a
+// Start that went through; after a Start that panicked the tracers it
+// started were finished already.
+func (c *chain) Finish(ctx context.Context, st *Stats) {
+	if ctx == nil || ctx.Value(startedKey{c}) == nil {
+		return
+	}
+	c.finish(len(c.list)-1, ctx, st)
+}
+
+// finish calls Finish of c.list[i] down to c.list[0]. If one panics (or
+// ends the goroutine), those before it still get their Finish, then the
+// panic goes on.
+func (c *chain) finish(i int, ctx context.Context, st *Stats) {
+	defer func() {
+		if i >= 0 { // c.list[i].Finish did not return
+			c.finish(i-1, ctx, st)
+		}
+	}()
+	for ; i >= 0; i-- {
+		c.list[i].Finish(ctx, st)
 	}
 }

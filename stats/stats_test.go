@@ -86,3 +86,73 @@ func TestChainStartNil(t *testing.T) {
 		t.Fatalf("log %q, want %q", log, want)
 	}
 }
+
+// gauge counts the calls in flight, as a metrics tracer does: Start adds
+// one, Finish takes it back.
+type gauge struct{ n *int }
+
+func (g gauge) Start(ctx context.Context) context.Context   { *g.n++; return ctx }
+func (g gauge) Finish(ctx context.Context, st *stats.Stats) { *g.n-- }
+
+// buggy panics in Start or in Finish, as a tracer with a bug would.
+type buggy struct{ inStart bool }
+
+func (b buggy) Start(ctx context.Context) context.Context {
+	if b.inStart {
+		panic("tracer bug in Start")
+	}
+	return ctx
+}
+
+func (b buggy) Finish(ctx context.Context, st *stats.Stats) {
+	if !b.inStart {
+		panic("tracer bug in Finish")
+	}
+}
+
+// panics runs f and returns what it panicked with.
+func panics(f func()) (r any) {
+	defer func() { r = recover() }()
+	f()
+	return nil
+}
+
+// TestChainPanicKeepsGauges: when a tracer of a Chain panics in Start or in
+// Finish, each other tracer still gets one Finish for each Start it had, so
+// that an in-flight gauge comes back to 0; the panic goes on to the caller.
+// After a panic in Start the client calls no Finish, and the server calls
+// Finish with the context it gave Start: the gauge ends at 0 with either.
+func TestChainPanicKeepsGauges(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		chain  func(g gauge) stats.Tracer
+		finish bool // Finish after a panicking Start, as the server does
+	}{
+		{"start, before, client", func(g gauge) stats.Tracer { return stats.Chain(g, buggy{true}, g) }, false},
+		{"start, before, server", func(g gauge) stats.Tracer { return stats.Chain(g, buggy{true}, g) }, true},
+		{"start, first, server", func(g gauge) stats.Tracer { return stats.Chain(buggy{true}, g) }, true},
+	} {
+		n := 0
+		tr := tc.chain(gauge{&n})
+		ctx := context.Background()
+		if r := panics(func() { tr.Start(ctx) }); r != "tracer bug in Start" {
+			t.Fatalf("%s: Start panicked with %v, want the tracer's panic", tc.name, r)
+		}
+		if tc.finish {
+			tr.Finish(ctx, &stats.Stats{Error: errors.New("panic in Start")})
+		}
+		if n != 0 {
+			t.Errorf("%s: in-flight gauge %d after a panic in Start, want 0", tc.name, n)
+		}
+	}
+	n := 0
+	g := gauge{&n}
+	tr := stats.Chain(g, buggy{false}, g)
+	ctx := tr.Start(context.Background())
+	if r := panics(func() { tr.Finish(ctx, &stats.Stats{}) }); r != "tracer bug in Finish" {
+		t.Fatalf("Finish panicked with %v, want the tracer's panic", r)
+	}
+	if n != 0 {
+		t.Errorf("in-flight gauge %d after a panic in Finish, want 0", n)
+	}
+}
