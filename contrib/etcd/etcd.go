@@ -8,7 +8,7 @@
 // the first "/" after the prefix, so that a service's keys are not also
 // under another service's (those of "a/b" under "a"'s). An address may
 // hold "/". A Registry attaches
-// its keys to one lease that it keeps alive while the process runs. A
+// its keys to one lease that it keeps alive while it holds an instance. A
 // Resolver's Watcher follows the keys with an etcd watch, so changes reach
 // clients as soon as etcd has them.
 //
@@ -362,7 +362,10 @@ func (r *Registry) Register(ctx context.Context, service string, inst discovery.
 	return nil
 }
 
-// Deregister deletes the key of service's instance at inst.Address.
+// Deregister deletes the key of service's instance at inst.Address. When
+// no instance is left it also gives the lease back (stopping its
+// keep-alive), which removes the key even if its Delete failed; the next
+// Register grants a new lease.
 func (r *Registry) Deregister(ctx context.Context, service string, inst discovery.Instance) error {
 	if err := checkService(service); err != nil {
 		return err
@@ -374,7 +377,13 @@ func (r *Registry) Deregister(ctx context.Context, service string, inst discover
 		return ErrClosed
 	}
 	delete(r.keys, key)
-	if _, err := r.cfg.Client.Delete(ctx, key); err != nil {
+	_, err := r.cfg.Client.Delete(ctx, key)
+	if len(r.keys) == 0 && r.lease != 0 {
+		// Nothing is left under the lease: give it back rather than
+		// keep it alive for nothing until Close.
+		r.dropLocked()
+	}
+	if err != nil {
 		return fmt.Errorf("etcd: deregistering %s: %w", key, err)
 	}
 	return nil
