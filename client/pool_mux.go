@@ -200,8 +200,16 @@ type muxConn struct {
 	addr    string // the server's address, as the pool was asked for it
 	maxSize int
 
-	queued atomic.Int32 // writers waiting for wmu
-	wmu    sync.Mutex   // guards the connection's Writer side and flushBy, flushAny
+	// wq is the number of writers committed to taking wmu (a holder that
+	// sees one leaves its flush to them), plus muxFlushing while a flush
+	// is under way. A writer that finds a flush under way does not commit:
+	// it waits for flushEnd within its own deadline and context, as the
+	// flush may be stalled by a peer that stops reading.
+	wq  atomic.Int32
+	wmu sync.Mutex // guards the connection's Writer side and flushBy, flushAny
+	// flushEnd, when set, is closed as the flush under way ends; set by a
+	// writer waiting for that.
+	flushEnd atomic.Pointer[chan struct{}]
 	// flushBy is the latest deadline of the frames waiting to be flushed,
 	// flushAny whether one of them has none: a flush is bounded by the
 	// deadlines of the calls it carries.
@@ -291,9 +299,17 @@ func (mc *muxConn) unregister(call *muxCall) bool {
 // may be linked into the output by reference and must not be read once
 // the call has returned.
 func (mc *muxConn) send(h *transport.Header, method string, typ thrift.MessageType, seq int32, args thrift.FastCodec, deadline time.Time) (gen uint64, err error) {
-	mc.queued.Add(1)
-	mc.wmu.Lock()
-	mc.queued.Add(-1)
+	return mc.sendCtx(context.Background(), h, method, typ, seq, args, deadline)
+}
+
+// sendCtx is send for a call whose wait for the write lock ends when ctx
+// is done.
+func (mc *muxConn) sendCtx(ctx context.Context, h *transport.Header, method string, typ thrift.MessageType, seq int32, args thrift.FastCodec, deadline time.Time) (gen uint64, err error) {
+	if !mc.wmu.TryLock() {
+		if err = mc.lockWrite(ctx, method, deadline); err != nil {
+			return 0, notSent(err)
+		}
+	}
 	w := mc.conn.Writer()
 	before := w.MallocLen()
 	if err = transport.WriteMessage(w, transport.TTHeader, h, method, typ, seq, args); err != nil {
@@ -309,25 +325,105 @@ func (mc *muxConn) send(h *transport.Header, method string, typ thrift.MessageTy
 		} else if deadline.After(mc.flushBy) {
 			mc.flushBy = deadline
 		}
-		if typ != thrift.ONEWAY && mc.queued.Load() == 0 && mc.inflight.Load() > 1 {
+		if typ != thrift.ONEWAY && mc.wq.Load() == 0 && mc.inflight.Load() > 1 {
 			// Other calls are in flight: let those about to write (their
 			// callers just woken by a reply) queue behind us, so that one
 			// flush carries their frames too. A lone caller does not wait.
 			runtime.Gosched()
 		}
 	}
-	if (mc.queued.Load() == 0 || typ == thrift.ONEWAY) && w.MallocLen() > 0 {
-		if ferr := mc.flushLocked(); ferr != nil && err == nil {
-			err = rpcerr.Wrap(rpcerr.Connection, ferr, "writing the request of "+method+" to "+mc.addr)
+	if w.MallocLen() > 0 {
+		// Flush unless a committed writer will (a oneway caller flushes
+		// its own frame in any case).
+		flush := typ == thrift.ONEWAY
+		if flush {
+			mc.wq.Add(muxFlushing)
+		} else {
+			flush = mc.wq.CompareAndSwap(0, muxFlushing)
+		}
+		if flush {
+			if ferr := mc.flushLocked(); ferr != nil && err == nil {
+				err = rpcerr.Wrap(rpcerr.Connection, ferr, "writing the request of "+method+" to "+mc.addr)
+			}
 		}
 	}
 	mc.wmu.Unlock()
 	return gen, err
 }
 
+// muxFlushing is the bit of muxConn.wq set while a flush is under way.
+const muxFlushing = 1 << 30
+
+// lockWrite takes wmu for a writer that did not get it at once. While no
+// flush is under way the writer commits (counts itself in wq) and waits for
+// the lock: the holder only writes its frame and leaves the flush to it.
+// While one is, the writer waits, uncommitted, for the flush to end, but no
+// longer than its deadline and ctx: a peer that stops reading stalls a flush
+// until the latest deadline of the calls it carries.
+func (mc *muxConn) lockWrite(ctx context.Context, method string, deadline time.Time) error {
+	var timer *time.Timer
+	var timeout <-chan time.Time
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+			muxWaitTimers.Put(timer)
+		}
+	}()
+	for {
+		v := mc.wq.Load()
+		if v&muxFlushing == 0 {
+			if mc.wq.CompareAndSwap(v, v+1) {
+				mc.wmu.Lock()
+				mc.wq.Add(-1)
+				return nil
+			}
+			continue
+		}
+		end := mc.flushEndCh()
+		if mc.wq.Load()&muxFlushing == 0 {
+			continue // it ended meanwhile (and may not have seen end)
+		}
+		if timer == nil && !deadline.IsZero() {
+			d := time.Until(deadline)
+			if t, _ := muxWaitTimers.Get().(*time.Timer); t != nil {
+				timer = t
+				timer.Reset(d)
+			} else {
+				timer = time.NewTimer(d)
+			}
+			timeout = timer.C
+		}
+		select {
+		case <-end:
+		case <-ctx.Done():
+			return ctxError(ctx.Err(), "waiting to write the request of "+method+" to "+mc.addr+
+				" behind a flush of earlier requests that the server was not reading")
+		case <-timeout:
+			return rpcerr.New(rpcerr.Timeout, "the call of "+method+" timed out waiting to write its request to "+
+				mc.addr+" behind a flush of earlier requests that the server was not reading")
+		}
+	}
+}
+
+// muxWaitTimers are the timers of writers waiting in lockWrite, stopped.
+var muxWaitTimers sync.Pool
+
+// flushEndCh returns the channel closed as the flush under way ends.
+func (mc *muxConn) flushEndCh() chan struct{} {
+	for {
+		if p := mc.flushEnd.Load(); p != nil {
+			return *p
+		}
+		ch := make(chan struct{})
+		if mc.flushEnd.CompareAndSwap(nil, &ch) {
+			return ch
+		}
+	}
+}
+
 // flushLocked flushes the frames written so far, within the latest
 // deadline of their calls, and fails the connection if that fails. The
-// caller holds wmu.
+// caller holds wmu and has set muxFlushing in wq, which it clears.
 func (mc *muxConn) flushLocked() error {
 	mc.flushes.Add(1)
 	by := mc.flushBy
@@ -338,6 +434,10 @@ func (mc *muxConn) flushLocked() error {
 	mc.conn.SetWriteDeadline(by)
 	err := mc.conn.Writer().Flush()
 	mc.flushGen.Add(1)
+	mc.wq.Add(-muxFlushing)
+	if p := mc.flushEnd.Load(); p != nil && mc.flushEnd.CompareAndSwap(p, nil) {
+		close(*p) // writers waiting for the flush to end
+	}
 	if err != nil {
 		mc.shutdown(err)
 	}
@@ -353,6 +453,7 @@ func (mc *muxConn) awaitFlush(gen uint64) {
 	}
 	mc.wmu.Lock()
 	if mc.flushGen.Load() < gen {
+		mc.wq.Add(muxFlushing)
 		mc.flushLocked()
 	}
 	mc.wmu.Unlock()

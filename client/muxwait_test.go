@@ -1,0 +1,69 @@
+package client_test
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/petrel-rpc/petrel/client"
+	"github.com/petrel-rpc/petrel/rpcerr"
+)
+
+// stalledMux returns a client of one multiplexed connection to a server
+// that accepts and never reads, with a call of a large request whose flush
+// fills the socket and then waits (up to its 10s timeout) under the
+// connection's write lock. The cleanup closes the client and waits for
+// that call.
+func stalledMux(t *testing.T) *client.Client {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		if conn, err := ln.Accept(); err == nil {
+			accepted <- conn // never read
+		}
+		close(accepted)
+	}()
+	c, err := client.New("Echo", client.WithHostPorts(ln.Addr().String()),
+		client.WithMuxConnection(1), client.WithRPCTimeout(0))
+	if err != nil {
+		ln.Close()
+		t.Fatal(err)
+	}
+	big := make(chan error, 1)
+	go func() {
+		big <- c.Call(context.Background(), "echo", false, &echoArgs{Msg: make([]byte, 16<<20)}, new(echoResult),
+			client.WithCallTimeout(10*time.Second))
+	}()
+	t.Cleanup(func() {
+		c.Close()
+		<-big
+		ln.Close()
+		if conn := <-accepted; conn != nil {
+			conn.Close()
+		}
+	})
+	waitFor(t, "the large request's flush to start", func() bool { return client.MuxFlushing(c) })
+	return c
+}
+
+// TestMuxWriterWaitEndsByItsDeadline: while a flush is stalled under the
+// write lock (the peer reads nothing), a second call with a 200ms timeout
+// must fail with a Timeout near its own deadline, not wait for the lock
+// until the stalled flush's 10s deadline.
+func TestMuxWriterWaitEndsByItsDeadline(t *testing.T) {
+	c := stalledMux(t)
+	start := time.Now()
+	_, err := echo(context.Background(), c, &echoArgs{Msg: []byte("small")}, client.WithCallTimeout(200*time.Millisecond))
+	took := time.Since(start)
+	if rpcerr.CodeOf(err) != rpcerr.Timeout {
+		t.Fatalf("a call that cannot write within its 200ms timeout: got %v (code %v), want a Timeout error", err, rpcerr.CodeOf(err))
+	}
+	if took > 1500*time.Millisecond {
+		t.Fatalf("a call with a 200ms timeout waiting behind a stalled flush returned after %v (%v)", took, err)
+	}
+}
