@@ -41,7 +41,11 @@ type CompactCodec interface {
 }
 
 // Marshal encodes v with the binary protocol into a new slice of exactly
-// v.BLength() bytes (one allocation).
+// v.BLength() bytes (one allocation). Like FastWrite, it cannot fail and
+// does not validate v: a generated struct that is or holds a union has a
+// Validate method reporting a union with several fields set (written as is,
+// that is not a Thrift union); generated clients and handlers call it before
+// sending, and callers of Marshal should.
 func Marshal(v FastCodec) []byte {
 	b := make([]byte, v.BLength())
 	return b[:v.FastWrite(b)]
