@@ -30,3 +30,8 @@ func MuxPending(c *Client) int {
 	}
 	return n
 }
+
+// SeqNow returns the client's last sequence id; SetSeq sets it, so that
+// the next call takes v+1.
+func SeqNow(c *Client) int32    { return c.seq.Load() }
+func SetSeq(c *Client, v int32) { c.seq.Store(v) }

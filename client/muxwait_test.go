@@ -67,3 +67,36 @@ func TestMuxWriterWaitEndsByItsDeadline(t *testing.T) {
 		t.Fatalf("a call with a 200ms timeout waiting behind a stalled flush returned after %v (%v)", took, err)
 	}
 }
+
+// TestMuxSeqInUseIsNotTaken: the sequence id (an int32) wraps after 2^32
+// calls, so a long call may still wait under the id a new call takes. The
+// new call must not take the waiting call's place: before, it replaced it
+// among the pending calls, and the waiting call, once its deadline passed,
+// waited forever for a reply handed to no one.
+func TestMuxSeqInUseIsNotTaken(t *testing.T) {
+	srv := startServer(t)
+	c := muxClient(t, srv.Addr(), 1, client.WithRPCTimeout(5*time.Second))
+	if _, err := echo(context.Background(), c, &echoArgs{}); err != nil { // opens the connection
+		t.Fatal(err)
+	}
+	seq := client.SeqNow(c)
+	long := make(chan error, 1)
+	go func() {
+		_, err := echo(context.Background(), c, &echoArgs{SleepMs: 1000}, client.WithCallTimeout(300*time.Millisecond))
+		long <- err
+	}()
+	waitFor(t, "the long call to register", func() bool { return client.MuxPending(c) == 1 })
+	client.SetSeq(c, seq) // the next call takes the long call's id
+	_, err := echo(context.Background(), c, &echoArgs{Msg: []byte("same id")})
+	t.Logf("the call given the id in use: %v", err)
+	limit := time.NewTimer(3 * time.Second)
+	defer limit.Stop()
+	select {
+	case err := <-long:
+		if rpcerr.CodeOf(err) != rpcerr.Timeout {
+			t.Fatalf("the long call (300ms timeout, answered after 1s): got %v, want a Timeout", err)
+		}
+	case <-limit.C:
+		t.Fatal("the long call (300ms timeout) whose id a later call took still waited after 3s")
+	}
+}

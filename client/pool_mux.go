@@ -5,6 +5,7 @@ import (
 	"maps"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -264,6 +265,12 @@ func (mc *muxConn) register(call *muxCall) error {
 	defer mc.mu.Unlock()
 	if mc.err != nil || mc.draining.Load() {
 		return errRetry
+	}
+	if other := mc.pending[call.seq]; other != nil {
+		// The id wrapped around while a call waits under it: replacing that
+		// call would hand its reply to this one and leave it waiting for ever.
+		return rpcerr.New(rpcerr.Connection, "the call of "+call.method+" got sequence id "+
+			strconv.Itoa(int(call.seq))+", which a call of "+other.method+" still waits under on the connection to "+mc.addr)
 	}
 	mc.pending[call.seq] = call
 	mc.inflight.Store(int32(len(mc.pending)))
