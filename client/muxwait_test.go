@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"testing"
 	"time"
@@ -98,5 +99,31 @@ func TestMuxSeqInUseIsNotTaken(t *testing.T) {
 		}
 	case <-limit.C:
 		t.Fatal("the long call (300ms timeout) whose id a later call took still waited after 3s")
+	}
+}
+
+// TestMuxWriterWaitEndsWithItsContext: while a flush is stalled under the
+// write lock, a call without a timeout whose context is cancelled must
+// return a Canceled error promptly, not wait for the stalled flush.
+func TestMuxWriterWaitEndsWithItsContext(t *testing.T) {
+	c := stalledMux(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := echo(ctx, c, &echoArgs{Msg: []byte("small")}, client.WithCallTimeout(0))
+		done <- err
+	}()
+	// Registered (the stalled call and this one): it is about to write.
+	waitFor(t, "the call to register", func() bool { return client.MuxPending(c) == 2 })
+	cancel()
+	limit := time.NewTimer(1500 * time.Millisecond)
+	defer limit.Stop()
+	select {
+	case err := <-done:
+		if rpcerr.CodeOf(err) != rpcerr.Canceled || !errors.Is(err, context.Canceled) {
+			t.Fatalf("a call whose context was cancelled while it waited to write: got %v (code %v), want a Canceled error", err, rpcerr.CodeOf(err))
+		}
+	case <-limit.C:
+		t.Fatal("a call whose context was cancelled while it waited behind a stalled flush still ran after 1.5s")
 	}
 }

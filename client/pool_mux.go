@@ -298,20 +298,14 @@ func (mc *muxConn) unregister(call *muxCall) bool {
 	return true
 }
 
-// send writes one request whose call ends by deadline (zero: none) and
-// returns the number of the flush that carries it (see awaitFlush). The
-// caller that finds no other writer queued behind it flushes everything
-// written so far with one system call; the others leave their frame for
-// it. A oneway caller, which returns at once, flushes its own frame: args
-// may be linked into the output by reference and must not be read once
-// the call has returned.
-func (mc *muxConn) send(h *transport.Header, method string, typ thrift.MessageType, seq int32, args thrift.FastCodec, deadline time.Time) (gen uint64, err error) {
-	return mc.sendCtx(context.Background(), h, method, typ, seq, args, deadline)
-}
-
-// sendCtx is send for a call whose wait for the write lock ends when ctx
-// is done.
-func (mc *muxConn) sendCtx(ctx context.Context, h *transport.Header, method string, typ thrift.MessageType, seq int32, args thrift.FastCodec, deadline time.Time) (gen uint64, err error) {
+// send writes one request whose call ends by deadline (zero: none) or
+// when ctx is done, and returns the number of the flush that carries it
+// (see awaitFlush). The caller that finds no other writer queued behind it
+// flushes everything written so far with one system call; the others leave
+// their frame for it. A oneway caller, which returns at once, flushes its
+// own frame: args may be linked into the output by reference and must not
+// be read once the call has returned.
+func (mc *muxConn) send(ctx context.Context, h *transport.Header, method string, typ thrift.MessageType, seq int32, args thrift.FastCodec, deadline time.Time) (gen uint64, err error) {
 	if !mc.wmu.TryLock() {
 		if err = mc.lockWrite(ctx, method, deadline); err != nil {
 			return 0, notSent(err)
