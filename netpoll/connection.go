@@ -214,10 +214,16 @@ func (c *connection) wakeReader() {
 // user's: the poller leaves it alone, so a reply followed by the peer's
 // close is still read whole, however late the reader comes.
 func (c *connection) peerClosed(err error) {
+	if c.state.Load() != stateOpen {
+		return
+	}
+	// The reason goes first, so that a reader that sees the state change
+	// reads it (not a nil one, which says ErrConnClosed: closed locally). A
+	// local close racing with this stores its own reason after its change.
+	c.closeErr.CompareAndSwap(nil, &err)
 	if !c.state.CompareAndSwap(stateOpen, statePeerClosed) {
 		return
 	}
-	c.closeErr.Store(&err)
 	c.op.dropInterest(wantRead)
 	c.waitN.Store(-1)
 	c.wakeReader()
