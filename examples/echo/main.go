@@ -112,6 +112,10 @@ func run(conns, size int, duration time.Duration) error {
 	return nil
 }
 
+// writeAsideAbove is the message size above which a load connection writes
+// each message from a goroutine of its own while it reads the echo.
+const writeAsideAbove = 128 << 10
+
 // load runs a closed loop on each connection: write a message, wait for it to
 // come back.
 func load(addr string, conns, size int, d time.Duration) (qps float64, p50, p99 time.Duration, errs int64) {
@@ -134,17 +138,38 @@ func load(addr string, conns, size int, d time.Duration) (qps float64, p50, p99 
 			}
 			defer c.Close()
 			c.SetReadTimeout(2 * time.Second)
+			c.SetWriteTimeout(2 * time.Second)
 			lat := make([]time.Duration, 0, 1<<16)
 			r, w := c.Reader(), c.Writer()
+			// A message the buffers on the way may not hold is read back
+			// while it is still going out: the server echoes what has
+			// arrived, and once its reply had nowhere to go it would stop
+			// reading, leaving both sides waiting in Flush.
+			var flushed chan error
+			if size > writeAsideAbove {
+				flushed = make(chan error, 1)
+			}
 			for !stop.Load() {
 				t := time.Now()
-				p, _ := w.Malloc(size)
+				p, err := w.Malloc(size)
+				if err != nil {
+					failed.Add(1)
+					return
+				}
 				p[0] = byte(len(lat))
-				if err := w.Flush(); err != nil {
+				if flushed != nil {
+					go func() { flushed <- w.Flush() }()
+				} else if err := w.Flush(); err != nil {
 					failed.Add(1)
 					return
 				}
 				got, err := r.Next(size)
+				if flushed != nil {
+					// The write ends too: by the write timeout at the latest.
+					if ferr := <-flushed; err == nil {
+						err = ferr
+					}
+				}
 				if err != nil || got[0] != byte(len(lat)) {
 					failed.Add(1)
 					return
