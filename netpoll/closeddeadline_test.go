@@ -36,3 +36,35 @@ func TestDeadlinesAfterCloseFail(t *testing.T) {
 		}
 	}
 }
+
+// TestDeadlinesAfterPeerAndLocalCloseFail: a connection closed locally after
+// its peer closed it still says ErrConnClosed when a deadline is set, as its
+// reads do; it used to say the peer's EOF, so TestDeadlinesAfterCloseFail
+// failed whenever the peer's close was seen before the local one.
+func TestDeadlinesAfterPeerAndLocalCloseFail(t *testing.T) {
+	c, sc, _, _ := silentPair(t)
+	c.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for sc.IsActive() {
+		if time.Now().After(deadline) {
+			t.Fatal("the accepted side is still active 5s after the peer closed")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	sc.Close()
+	for _, tc := range []struct {
+		method string
+		set    func(time.Time) error
+	}{
+		{"SetDeadline", sc.SetDeadline},
+		{"SetReadDeadline", sc.SetReadDeadline},
+		{"SetWriteDeadline", sc.SetWriteDeadline},
+	} {
+		if err := tc.set(time.Now().Add(time.Second)); !errors.Is(err, netpoll.ErrConnClosed) {
+			t.Errorf("%s after the peer's close and Close: %v, want ErrConnClosed", tc.method, err)
+		}
+	}
+	if _, err := sc.Reader().Next(1); !errors.Is(err, netpoll.ErrConnClosed) {
+		t.Errorf("Next after the peer's close and Close: %v, want ErrConnClosed", err)
+	}
+}

@@ -507,6 +507,16 @@ func (c *connection) errClosed() error {
 	return ErrConnClosed
 }
 
+// errDeadlineClosed is what setting a deadline on a closed connection
+// returns: ErrConnClosed once it was closed locally, as a net.Conn's says,
+// even if its peer closed it first; otherwise why it closed.
+func (c *connection) errDeadlineClosed() error {
+	if c.shut.Load() {
+		return ErrConnClosed
+	}
+	return c.errClosed()
+}
+
 // Next returns the next n bytes, waiting for them if needed.
 func (c *connection) Next(n int) ([]byte, error) {
 	if err := c.waitRead(n); err != nil {
@@ -849,7 +859,7 @@ func (c *connection) RemoteAddr() net.Addr { return c.remote }
 // is an error (why it closed), as are the two below.
 func (c *connection) SetDeadline(t time.Time) error {
 	if c.state.Load() == stateClosed {
-		return c.errClosed()
+		return c.errDeadlineClosed()
 	}
 	c.SetReadDeadline(t)
 	return c.SetWriteDeadline(t)
@@ -859,7 +869,7 @@ func (c *connection) SetDeadline(t time.Time) error {
 // so in effect does a time after 2262; any time before now has passed.
 func (c *connection) SetReadDeadline(t time.Time) error {
 	if c.state.Load() == stateClosed {
-		return c.errClosed()
+		return c.errDeadlineClosed()
 	}
 	c.readDeadline.Store(unixNano(t))
 	c.wakeReaderForDeadline()
@@ -870,7 +880,7 @@ func (c *connection) SetReadDeadline(t time.Time) error {
 // and so in effect does a time after 2262; any time before now has passed.
 func (c *connection) SetWriteDeadline(t time.Time) error {
 	if c.state.Load() == stateClosed {
-		return c.errClosed()
+		return c.errDeadlineClosed()
 	}
 	c.writeDL.Store(unixNano(t))
 	if c.wwaiting.Load() {
