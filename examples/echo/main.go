@@ -104,10 +104,10 @@ func run(conns, size int, duration time.Duration) error {
 	c.Close()
 
 	fmt.Printf("load: %d connections, %d-byte messages, %v ...\n", conns, size, duration)
-	qps, p50, p99, errs := load(addr, conns, size, duration)
+	qps, p50, p99, errs, first := load(addr, conns, size, duration)
 	fmt.Printf("load: %.0f QPS, p50 %v, p99 %v, %d errors\n", qps, p50, p99, errs)
 	if errs > 0 {
-		return fmt.Errorf("%d errors during the load phase", errs)
+		return fmt.Errorf("%d errors during the load phase, the first: %w", errs, first)
 	}
 	return nil
 }
@@ -117,8 +117,9 @@ func run(conns, size int, duration time.Duration) error {
 const writeAsideAbove = 128 << 10
 
 // load runs a closed loop on each connection: write a message, wait for it to
-// come back.
-func load(addr string, conns, size int, d time.Duration) (qps float64, p50, p99 time.Duration, errs int64) {
+// come back. A connection stops at its first error; first is the earliest of
+// them.
+func load(addr string, conns, size int, d time.Duration) (qps float64, p50, p99 time.Duration, errs int64, first error) {
 	var (
 		wg      sync.WaitGroup
 		mu      sync.Mutex
@@ -127,13 +128,18 @@ func load(addr string, conns, size int, d time.Duration) (qps float64, p50, p99 
 		stop    atomic.Bool
 		started = time.Now()
 	)
+	fail := func(err error) {
+		if failed.Add(1) == 1 {
+			first = err
+		}
+	}
 	for i := 0; i < conns; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			c, err := netpoll.DialConnection("tcp", addr, time.Second)
 			if err != nil {
-				failed.Add(1)
+				fail(fmt.Errorf("dial %s: %w", addr, err))
 				return
 			}
 			defer c.Close()
@@ -153,25 +159,29 @@ func load(addr string, conns, size int, d time.Duration) (qps float64, p50, p99 
 				t := time.Now()
 				p, err := w.Malloc(size)
 				if err != nil {
-					failed.Add(1)
+					fail(fmt.Errorf("%s: Malloc(%d): %w", c.LocalAddr(), size, err))
 					return
 				}
 				p[0] = byte(len(lat))
 				if flushed != nil {
 					go func() { flushed <- w.Flush() }()
 				} else if err := w.Flush(); err != nil {
-					failed.Add(1)
+					fail(fmt.Errorf("%s: write of message %d: %w", c.LocalAddr(), len(lat), err))
 					return
 				}
 				got, err := r.Next(size)
 				if flushed != nil {
 					// The write ends too: by the write timeout at the latest.
-					if ferr := <-flushed; err == nil {
-						err = ferr
+					if ferr := <-flushed; err == nil && ferr != nil {
+						err = fmt.Errorf("write: %w", ferr)
 					}
 				}
-				if err != nil || got[0] != byte(len(lat)) {
-					failed.Add(1)
+				if err != nil {
+					fail(fmt.Errorf("%s: message %d: %w", c.LocalAddr(), len(lat), err))
+					return
+				}
+				if got[0] != byte(len(lat)) {
+					fail(fmt.Errorf("%s: message %d came back as another (first byte %d, want %d)", c.LocalAddr(), len(lat), got[0], byte(len(lat))))
 					return
 				}
 				r.Release()
@@ -187,8 +197,11 @@ func load(addr string, conns, size int, d time.Duration) (qps float64, p50, p99 
 	wg.Wait()
 	elapsed := time.Since(started)
 	if len(all) == 0 {
-		return 0, 0, 0, failed.Load() + 1
+		if first == nil {
+			first = fmt.Errorf("no message came back within %v", d)
+		}
+		return 0, 0, 0, failed.Load() + 1, first
 	}
 	slices.Sort(all)
-	return float64(len(all)) / elapsed.Seconds(), all[len(all)/2], all[len(all)*99/100], failed.Load()
+	return float64(len(all)) / elapsed.Seconds(), all[len(all)/2], all[len(all)*99/100], failed.Load(), first
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -18,5 +19,20 @@ func TestRunRefusesHugeFlags(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "want -size <=") {
 			t.Errorf("-conns %d -size %d: %v, want the bounds", c.conns, c.size, err)
 		}
+	}
+}
+
+// TestLoadSaysWhatFailed: a load phase with errors says what the first one
+// was, not only how many there were.
+func TestLoadSaysWhatFailed(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now: every dial fails
+	_, _, _, errs, first := load(addr, 2, 64, 100*time.Millisecond)
+	if errs == 0 || first == nil || !strings.Contains(first.Error(), addr) {
+		t.Fatalf("load of %s: %d errors, first %v; want errors and the first naming the address", addr, errs, first)
 	}
 }
