@@ -36,6 +36,15 @@ import (
 // run at the same time, and a thread they preempt stalls whatever it was
 // doing for a millisecond or more: a round disturbed so is run again, up
 // to 3 rounds; the test fails when none meets the bounds.
+//
+// Under the race detector, which make test runs with other packages' tests
+// on the same 2 cores, a round's timing depends on that load more than on
+// the server: the bounds there only tell a rejection from a call served
+// (the server rejects within half a service time, the client's median
+// rejection comes before its median served call) and a server that keeps
+// serving from one that collapses (a quarter of the capacity). make test runs
+// this test again, alone and without the race detector, with the 1 ms
+// bounds and 80% of the capacity.
 func TestOverloadGoodput(t *testing.T) {
 	const inFlight = 8
 	s := server.New(server.WithMaxInFlight(inFlight))
@@ -103,6 +112,7 @@ func overloadRound(t *testing.T, s *server.Server, cli echotest.EchoClient, inFl
 	var (
 		mu       sync.Mutex
 		ok       int
+		served   []time.Duration // client-side latency of each served call
 		rejected []time.Duration // client-side latency of each rejection
 		other    []error
 		wg       sync.WaitGroup
@@ -128,6 +138,7 @@ func overloadRound(t *testing.T, s *server.Server, cli echotest.EchoClient, inFl
 			switch {
 			case err == nil:
 				ok++
+				served = append(served, lat)
 			case rpcerr.CodeOf(err) == rpcerr.Overloaded:
 				rejected = append(rejected, lat)
 			default:
@@ -142,6 +153,7 @@ func overloadRound(t *testing.T, s *server.Server, cli echotest.EchoClient, inFl
 	}
 	atServer := timed.take()
 	slices.Sort(rejected)
+	slices.Sort(served)
 	slices.Sort(atServer)
 	// Admitted requests finish at most one service time after the offer
 	// ends; goodput is over the offer's duration.
@@ -153,14 +165,19 @@ func overloadRound(t *testing.T, s *server.Server, cli echotest.EchoClient, inFl
 		percentile(atServer, 0.5), percentile(atServer, 0.99), percentile(atServer, 1))
 	t.Logf("rejection latency at the client: p50 %v p90 %v p99 %v max %v",
 		percentile(rejected, 0.5), percentile(rejected, 0.9), percentile(rejected, 0.99), percentile(rejected, 1))
+	t.Logf("served latency at the client: p50 %v p90 %v", percentile(served, 0.5), percentile(served, 0.9))
 	if int64(len(rejected)) != serverRejected || len(atServer) != len(rejected) {
 		t.Fatalf("client saw %d rejections, server counted %d and timed %d", len(rejected), serverRejected, len(atServer))
 	}
 	if goodput > 1.1*capacity {
 		t.Fatalf("goodput %.0f/s is over the capacity %.0f/s: the in-flight bound did not hold", goodput, capacity)
 	}
-	if goodput < 0.8*capacity {
-		problems = append(problems, fmt.Sprintf("goodput %.0f/s is under 80%% of the capacity %.0f/s", goodput, capacity))
+	floor := 0.8
+	if raceEnabled {
+		floor = 0.25
+	}
+	if goodput < floor*capacity {
+		problems = append(problems, fmt.Sprintf("goodput %.0f/s is under %.0f%% of the capacity %.0f/s", goodput, 100*floor, capacity))
 	}
 	if len(rejected) < n/4 {
 		problems = append(problems, fmt.Sprintf("only %d of %d requests rejected at twice the capacity", len(rejected), n))
@@ -169,20 +186,23 @@ func overloadRound(t *testing.T, s *server.Server, cli echotest.EchoClient, inFl
 		// Under the race detector, with other packages' tests running on
 		// the same 2 cores, a rejection now and then waits for a core; the
 		// bound on each is asserted without it (make test runs this test
-		// again so, alone).
-		if p := percentile(atServer, 0.99); p > time.Millisecond {
-			problems = append(problems, fmt.Sprintf("p99 rejection time in the server %v is over 1 ms", p))
+		// again so, alone). Here a rejection must not have waited for a
+		// handler's service time.
+		if p := percentile(atServer, 0.99); p > service/2 {
+			problems = append(problems, fmt.Sprintf("p99 rejection time in the server %v is over %v", p, service/2))
 		}
 	} else if slow := len(atServer) - sort.Search(len(atServer), func(i int) bool { return atServer[i] > time.Millisecond }); slow > 0 {
 		problems = append(problems, fmt.Sprintf("%d rejections took over 1 ms in the server (the slowest %v)", slow, percentile(atServer, 1)))
 	}
-	p, name := percentile(rejected, 0.99), "p99"
 	if raceEnabled {
-		// Under the race detector every step costs several times more.
-		p, name = percentile(rejected, 0.9), "p90"
-	}
-	if p > time.Millisecond {
-		problems = append(problems, fmt.Sprintf("%s rejection latency at the client %v is over 1 ms", name, p))
+		// Under the race detector every step costs several times more,
+		// and the load of the other tests comes on top: rejections must
+		// still come back before calls served, which hold the service time.
+		if r, o := percentile(rejected, 0.5), percentile(served, 0.5); r >= o {
+			problems = append(problems, fmt.Sprintf("median rejection latency at the client %v is not under the median served call's %v", r, o))
+		}
+	} else if p := percentile(rejected, 0.99); p > time.Millisecond {
+		problems = append(problems, fmt.Sprintf("p99 rejection latency at the client %v is over 1 ms", p))
 	}
 	return problems
 }
