@@ -56,7 +56,10 @@ func BenchmarkParse200Structs20Services(b *testing.B) {
 }
 
 // TestParseSpeed guards the budget: parsing and checking 200 structs and 20
-// services must take well under 100 ms (it takes about a millisecond).
+// services must take well under 100 ms (it takes about a millisecond). Under
+// the race detector, which costs several times more, with other packages'
+// tests on the same 2 cores (make test), the best of 5 took 143 ms once; the
+// budget there is 500 ms.
 func TestParseSpeed(t *testing.T) {
 	src := bigIDL(200, 20)
 	best := time.Duration(1 << 62)
@@ -71,7 +74,11 @@ func TestParseSpeed(t *testing.T) {
 		}
 		best = min(best, time.Since(start))
 	}
-	if best > 100*time.Millisecond {
-		t.Fatalf("best of 5 parses took %v, budget 100ms", best)
+	budget := 100 * time.Millisecond
+	if raceEnabled {
+		budget = 500 * time.Millisecond
+	}
+	if best > budget {
+		t.Fatalf("best of 5 parses took %v, budget %v", best, budget)
 	}
 }
