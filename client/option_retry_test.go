@@ -251,6 +251,12 @@ func TestRetryAmplificationTwoHops(t *testing.T) {
 // just past 60 ms. That is under the 1% that p99 leaves out, but with 600
 // calls 6 such calls (Poisson with mean 1.5) came in CI; 2,400 calls, mean 6,
 // reach the 24 that would fail the test about once in ten million runs.)
+//
+// Under the race detector, with other packages' tests on the same 2 cores
+// (make test), the backup attempt itself is often slower than 30 ms: the
+// best of 3 trials came out at 60.3 ms (75.9 ms in the other two). There
+// the bound is 80 ms, which still needs the backups: without them the 5% of
+// calls that sleep 100 ms make the p99 at least 100 ms.
 func TestBackupRequestP99(t *testing.T) {
 	const backup = 30 * time.Millisecond
 	addr := startGov(t, func(ctx context.Context, method string, a *echoArgs, r *echoResult) error {
@@ -290,6 +296,10 @@ func TestBackupRequestP99(t *testing.T) {
 	// dozen calls by tens of milliseconds and so fail one trial; backup
 	// requests that do not work fail every trial (p99 about 100 ms).
 	const trials = 3
+	bound := 2 * backup
+	if raceEnabled {
+		bound = 80 * time.Millisecond
+	}
 	for _, pool := range longAndMux(2) {
 		var p99s []time.Duration
 		for range trials {
@@ -303,12 +313,12 @@ func TestBackupRequestP99(t *testing.T) {
 			reqs, backups := r.Budget().Counts()
 			t.Logf("%s pool: backup delay %v: p50 %v, p99 %v (without backup requests p99 %v); %d backups for %d calls",
 				pool.name, backup, p50, p99, p99plain, backups, reqs)
-			if p99s = append(p99s, p99); p99 <= 2*backup || t.Failed() {
+			if p99s = append(p99s, p99); p99 <= bound || t.Failed() {
 				break
 			}
 		}
-		if p99 := slices.Min(p99s); p99 > 2*backup {
-			t.Errorf("%s pool: p99 %v in each of %d trials (%v), want <= %v", pool.name, p99, len(p99s), p99s, 2*backup)
+		if p99 := slices.Min(p99s); p99 > bound {
+			t.Errorf("%s pool: p99 %v in each of %d trials (%v), want <= %v", pool.name, p99, len(p99s), p99s, bound)
 		}
 	}
 }
