@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/petrel-rpc/petrel/circuitbreak"
+	"github.com/petrel-rpc/petrel/internal/steppedclock"
 	"github.com/petrel-rpc/petrel/rpcerr"
 	"github.com/petrel-rpc/petrel/rpcinfo"
 )
@@ -353,7 +354,7 @@ func BenchmarkGroupMiddleware(b *testing.B) {
 // monotonic clock. When the wall clock is set back (NTP, an operator), the
 // failures that follow are still counted and open the breaker.
 func TestWallClockStepsBack(t *testing.T) {
-	clk := newSteppedClock(t)
+	clk := steppedclock.New(t)
 	b := newBreaker(t, circuitbreak.Config{Now: clk.Now, MinSamples: 10})
 	for range 5 {
 		b.Done(false, nil)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/petrel-rpc/petrel/circuitbreak"
 	"github.com/petrel-rpc/petrel/endpoint"
+	"github.com/petrel-rpc/petrel/internal/steppedclock"
 	"github.com/petrel-rpc/petrel/metainfo"
 	"github.com/petrel-rpc/petrel/retry"
 	"github.com/petrel-rpc/petrel/rpcerr"
@@ -806,7 +807,7 @@ func TestExhaustedRetriesSayHowMany(t *testing.T) {
 // requests and retries counted afterwards are still counted and bound the
 // retries: the budget neither loses its counts nor grants every retry.
 func TestBudgetWallClockStepsBack(t *testing.T) {
-	clk := newSteppedClock(t)
+	clk := steppedclock.New(t)
 	b, err := retry.NewBudget(retry.BudgetConfig{Ratio: 0.1, Window: time.Second, Buckets: 10, MinRetries: -1, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)

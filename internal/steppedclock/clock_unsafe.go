@@ -1,4 +1,9 @@
-package retry_test
+// Package steppedclock is a test clock for code that must keep counting by
+// the monotonic clock when the wall clock is set back (NTP, an operator):
+// its readings carry a monotonic reading, as time.Now's do, and the test
+// can step their wall reading back while the monotonic one goes on. Tests
+// only.
+package steppedclock
 
 import (
 	"sync/atomic"
@@ -7,17 +12,19 @@ import (
 	"unsafe"
 )
 
-// steppedClock is a clock whose readings carry a monotonic reading, as
+// Clock is a clock whose readings carry a monotonic reading, as
 // time.Now's do, and whose wall reading the test can step back, as NTP or
 // an operator setting the time does, while the monotonic one goes on.
-type steppedClock struct {
+type Clock struct {
 	start   time.Time    // time.Now when made: has a monotonic reading
 	elapsed atomic.Int64 // nanoseconds since start, both readings
 	back    atomic.Int64 // whole seconds the wall reading was stepped back
 }
 
-func newSteppedClock(t testing.TB) *steppedClock {
-	c := &steppedClock{start: time.Now()}
+// New returns a clock at time.Now, checking (and failing t if not) that
+// stepping the wall reading works on this Go version.
+func New(t testing.TB) *Clock {
+	c := &Clock{start: time.Now()}
 	// Check that wallBack does what it should on this Go version: the wall
 	// reading moves, the monotonic one (which Sub uses) does not.
 	a := c.start.Add(time.Second)
@@ -51,11 +58,13 @@ func wallBack(tm time.Time, sec int64) time.Time {
 	return tm
 }
 
-func (c *steppedClock) Now() time.Time {
+// Now reads the clock.
+func (c *Clock) Now() time.Time {
 	return wallBack(c.start.Add(time.Duration(c.elapsed.Load())), c.back.Load())
 }
 
-func (c *steppedClock) Advance(d time.Duration) { c.elapsed.Add(int64(d)) }
+// Advance moves both readings on by d.
+func (c *Clock) Advance(d time.Duration) { c.elapsed.Add(int64(d)) }
 
 // StepBack sets the wall clock back by d (whole seconds).
-func (c *steppedClock) StepBack(d time.Duration) { c.back.Add(int64(d / time.Second)) }
+func (c *Clock) StepBack(d time.Duration) { c.back.Add(int64(d / time.Second)) }
