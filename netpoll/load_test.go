@@ -79,9 +79,14 @@ func TestWaitMeterChoice(t *testing.T) {
 	if !w.park {
 		t.Fatal("an empty window changed the choice")
 	}
-	feed(8, 3*us, 5*us, 25*us, 40*us) // a paced load of 40k requests/s
+	hold := int(parkDwell / loadWindow)
+	feed(hold-30, 3*us, 5*us, 25*us, 40*us) // a paced load of 40k requests/s
+	if !w.park {
+		t.Fatalf("blocks %d windows after it chose to park: the choice should hold for %v", hold-30, parkDwell)
+	}
+	feed(30+8, 3*us, 5*us, 25*us, 40*us)
 	if w.park {
-		t.Fatalf("parks after 8 windows of waits of 3-40 µs (average %v)", w.mean)
+		t.Fatalf("parks after %d windows of waits of 3-40 µs (average %v)", hold+8, w.mean)
 	}
 	feed(20, 42*us)
 	if w.park {

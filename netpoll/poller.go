@@ -187,10 +187,23 @@ const busyBatch = 4
 // requests from elsewhere); a server's handlers are started by the poller
 // itself, and for a server alone, where the monitor's delay rarely matters,
 // blocking is cheaper.
+//
+// Once made, the choice holds for parkDwell. Where the average hovers near
+// the thresholds (at 40k requests/s on 100 connections on a slower host the
+// waits averaged 35 to 50 µs), the choice flipped some 15 times a second,
+// and that costs more than either choice: each spell of parking lets the
+// monitor fall into its deep sleep, each return wakes it at its fastest
+// pace, and it then takes the processor from every blocking wait over 20
+// to 40 µs, spreading the server over three threads (0.015 to 0.047
+// involuntary switches a request instead of 0.001). Holding each choice
+// for a second, that server cost 11.8 µs of CPU a request instead of
+// 12.5, the RPC server 12.0 instead of 12.75, and a lone connection's
+// round trip was unchanged.
 const (
 	parkAbove  = 50 * time.Microsecond
 	blockBelow = 35 * time.Microsecond
 	waitClip   = 200 * time.Microsecond
+	parkDwell  = time.Second
 )
 
 // waitMeter chooses between blocking and parking (see parkAbove). Poller
@@ -200,6 +213,7 @@ type waitMeter struct {
 	sum  time.Duration // their lengths, each at most waitClip
 	mean time.Duration // moving average of the windows' mean wait
 	park bool          // park rather than block
+	hold int           // windows (with waits) left before park may change
 }
 
 // add records a wait of d.
@@ -216,11 +230,15 @@ func (w *waitMeter) closeWindow() {
 	}
 	w.mean += (w.sum/time.Duration(w.n) - w.mean) / 4
 	w.n, w.sum = 0, 0
+	if w.hold > 0 {
+		w.hold--
+		return
+	}
 	switch {
 	case w.park && w.mean < blockBelow:
-		w.park = false
+		w.park, w.hold = false, int(parkDwell/loadWindow)
 	case !w.park && w.mean > parkAbove:
-		w.park = true
+		w.park, w.hold = true, int(parkDwell/loadWindow)
 	}
 }
 
