@@ -499,22 +499,17 @@ func afterNow(t int64) int64 {
 	return now + t
 }
 
-// errClosed says why the connection is closed.
+// errClosed says why the connection is closed: ErrConnClosed once Close
+// was called, as a net.Conn's says, even if the peer closed it first;
+// otherwise the peer's close, the reset or the failure that closed it.
 func (c *connection) errClosed() error {
+	if c.shut.Load() {
+		return ErrConnClosed
+	}
 	if p := c.closeErr.Load(); p != nil && *p != nil {
 		return *p
 	}
 	return ErrConnClosed
-}
-
-// errDeadlineClosed is what setting a deadline on a closed connection
-// returns: ErrConnClosed once it was closed locally, as a net.Conn's says,
-// even if its peer closed it first; otherwise why it closed.
-func (c *connection) errDeadlineClosed() error {
-	if c.shut.Load() {
-		return ErrConnClosed
-	}
-	return c.errClosed()
 }
 
 // Next returns the next n bytes, waiting for them if needed.
@@ -859,7 +854,7 @@ func (c *connection) RemoteAddr() net.Addr { return c.remote }
 // is an error (why it closed), as are the two below.
 func (c *connection) SetDeadline(t time.Time) error {
 	if c.state.Load() == stateClosed {
-		return c.errDeadlineClosed()
+		return c.errClosed()
 	}
 	c.SetReadDeadline(t)
 	return c.SetWriteDeadline(t)
@@ -869,7 +864,7 @@ func (c *connection) SetDeadline(t time.Time) error {
 // so in effect does a time after 2262; any time before now has passed.
 func (c *connection) SetReadDeadline(t time.Time) error {
 	if c.state.Load() == stateClosed {
-		return c.errDeadlineClosed()
+		return c.errClosed()
 	}
 	c.readDeadline.Store(unixNano(t))
 	c.wakeReaderForDeadline()
@@ -880,7 +875,7 @@ func (c *connection) SetReadDeadline(t time.Time) error {
 // and so in effect does a time after 2262; any time before now has passed.
 func (c *connection) SetWriteDeadline(t time.Time) error {
 	if c.state.Load() == stateClosed {
-		return c.errDeadlineClosed()
+		return c.errClosed()
 	}
 	c.writeDL.Store(unixNano(t))
 	if c.wwaiting.Load() {
