@@ -14,7 +14,8 @@
 //
 // Keys and values are case-sensitive strings; an empty key or value is
 // ignored. Contexts are immutable: a With or Del call returns a new context
-// and leaves its parent unchanged.
+// and leaves its parent unchanged. A nil context carries no values; the
+// With functions and [FromWire] take it as context.Background().
 //
 // # Wire form
 //
@@ -57,7 +58,11 @@ type node struct {
 
 type ctxKey struct{}
 
+// getNode returns the values ctx carries; a nil ctx carries none.
 func getNode(ctx context.Context) *node {
+	if ctx == nil {
+		return nil
+	}
 	n, _ := ctx.Value(ctxKey{}).(*node)
 	return n
 }
@@ -96,7 +101,12 @@ func del(list []kv, k string) []kv {
 	return out
 }
 
+// with returns a child of ctx carrying its values changed by f; a nil ctx
+// is taken as context.Background(), so that the values are kept.
 func with(ctx context.Context, f func(n *node)) context.Context {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	var n node
 	if old := getNode(ctx); old != nil {
 		n = *old
@@ -215,10 +225,11 @@ func HasValues(ctx context.Context) bool {
 
 // ToWire adds to m the values a call made with ctx sends: transient values
 // set in this service under [PrefixTransient]+key, persistent values under
-// [PrefixPersistent]+key. Upstream transient values are not sent.
+// [PrefixPersistent]+key. Upstream transient values are not sent. A nil m
+// has no room for them: ToWire then does nothing.
 func ToWire(ctx context.Context, m map[string]string) {
 	n := getNode(ctx)
-	if n == nil {
+	if n == nil || m == nil {
 		return
 	}
 	for _, e := range n.transient {
