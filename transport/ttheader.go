@@ -330,8 +330,11 @@ func (h *Header) infoSize() (int, error) {
 		}
 		n += 3
 		for k, v := range h.StrInfo {
-			if len(k) > maxInfoString || len(v) > maxInfoString {
-				return 0, protoErr(ErrHeaderTooLarge, "ttheader: info %q has a key or value over %d bytes", trim(k), maxInfoString)
+			if len(k) > maxInfoString {
+				return 0, protoErr(ErrHeaderTooLarge, "ttheader: INFO_KEYVALUE key %q is %d bytes, at most %d fit", trim(k), len(k), maxInfoString)
+			}
+			if len(v) > maxInfoString {
+				return 0, protoErr(ErrHeaderTooLarge, "ttheader: INFO_KEYVALUE value of key %q is %d bytes, at most %d fit", trim(k), len(v), maxInfoString)
 			}
 			n += 4 + len(k) + len(v)
 		}
@@ -343,14 +346,14 @@ func (h *Header) infoSize() (int, error) {
 		n += 3
 		for k, v := range h.IntInfo {
 			if len(v) > maxInfoString {
-				return 0, protoErr(ErrHeaderTooLarge, "ttheader: info %d has a value over %d bytes", k, maxInfoString)
+				return 0, protoErr(ErrHeaderTooLarge, "ttheader: INFO_INTKEYVALUE value of key %d is %d bytes, at most %d fit", k, len(v), maxInfoString)
 			}
 			n += 4 + len(v)
 		}
 	}
 	if h.ACLToken != "" {
 		if len(h.ACLToken) > maxInfoString {
-			return 0, protoErr(ErrHeaderTooLarge, "ttheader: ACL token over %d bytes", maxInfoString)
+			return 0, protoErr(ErrHeaderTooLarge, "ttheader: ACL token is %d bytes, at most %d fit", len(h.ACLToken), maxInfoString)
 		}
 		n += 3 + len(h.ACLToken)
 	}
