@@ -37,7 +37,9 @@ const (
 	PrefixTransient  = "RPC_TRANSIT_"
 	PrefixPersistent = "RPC_PERSIST_"
 	// PrefixTransientUpstream marks upstream transient values in Kitex's
-	// in-process maps; it is not sent by Kitex clients and FromWire ignores it.
+	// in-process maps. Clients do not send upstream values; on the wire it is
+	// PrefixTransient before a key that starts with "UPSTREAM_", and FromWire
+	// reads it so.
 	PrefixTransientUpstream = "RPC_TRANSIT_UPSTREAM_"
 )
 
@@ -252,9 +254,11 @@ func FromWire(ctx context.Context, m map[string]string) context.Context {
 		if v == "" {
 			continue
 		}
+		// RPC_TRANSIT_UPSTREAM_x is the transient value UPSTREAM_x: that is
+		// what a Petrel or Kitex client sends for it (neither writes
+		// upstream values). Like every received transient value it is not
+		// forwarded.
 		switch {
-		case strings.HasPrefix(k, PrefixTransientUpstream):
-			// Never sent by a well-behaved client; not ours to trust.
 		case strings.HasPrefix(k, PrefixTransient) && len(k) > len(PrefixTransient):
 			up = append(up, kv{k[len(PrefixTransient):], v})
 		case strings.HasPrefix(k, PrefixPersistent) && len(k) > len(PrefixPersistent):

@@ -57,7 +57,6 @@ func TestWireRoundTrip(t *testing.T) {
 	m["other"] = "x"
 	m["RPC_TRANSIT_"] = "no name"
 	m["RPC_PERSIST_empty"] = ""
-	m["RPC_TRANSIT_UPSTREAM_x"] = "y"
 	srv := metainfo.FromWire(context.Background(), m)
 	if v, _ := metainfo.GetValue(srv, "tenant"); v != "t1" {
 		t.Fatalf("server transient = %q", v)
