@@ -401,15 +401,23 @@ type Type struct {
 // Resolved follows typedefs: it returns the type itself unless it names a
 // typedef, in which case it returns the typedef's type, resolved in turn.
 // The result is a base type, a container, or a TypeNamed whose Ref is an
-// *Enum or *Struct. Typedef cycles are rejected by the checks; should one
-// reach here anyway, Resolved stops and returns the typedef's type.
+// *Enum or *Struct. Chains of any length are followed to their end.
+// Typedef cycles are rejected by the checks; should one reach here anyway,
+// Resolved stops and returns a type of the cycle.
 func (t *Type) Resolved() *Type {
-	for i := 0; t != nil && i < 1000; i++ {
+	slow := t // moves at half speed: t meets it only in a cycle
+	for i := 0; t != nil; i++ {
 		td, ok := t.Ref.(*Typedef)
 		if !ok || td.Type == nil {
 			return t
 		}
 		t = td.Type
+		if i%2 == 1 {
+			slow = slow.Ref.(*Typedef).Type
+		}
+		if t == slow {
+			return t
+		}
 	}
 	return t
 }
@@ -501,15 +509,23 @@ type ConstMapEntry struct {
 }
 
 // Target follows ConstIdent references to constants and returns the value
-// they end at: a literal, or a ConstIdent naming an enum value. Reference
-// cycles are rejected by the checks; should one reach here anyway, Target
-// stops and returns the value it has.
+// they end at: a literal, or a ConstIdent naming an enum value. Chains of
+// any length are followed to their end. Reference cycles are rejected by
+// the checks; should one reach here anyway, Target stops and returns a
+// value of the cycle.
 func (v *ConstValue) Target() *ConstValue {
-	for i := 0; v != nil && i < 1000; i++ {
+	slow := v // moves at half speed: v meets it only in a cycle
+	for i := 0; v != nil; i++ {
 		if v.Kind != ConstIdent || v.Const == nil || v.Const.Value == nil {
 			return v
 		}
 		v = v.Const.Value
+		if i%2 == 1 {
+			slow = slow.Const.Value
+		}
+		if v == slow {
+			return v
+		}
 	}
 	return v
 }

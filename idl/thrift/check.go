@@ -75,8 +75,74 @@ func (c *checker) run() {
 			c.constCycle(k, nil)
 		}
 	}
+	c.checkChains()
 	for _, f := range c.files {
 		c.checkFile(f)
+	}
+}
+
+// maxChain bounds chains of typedefs naming typedefs and of constants whose
+// value is another constant: Resolved and Target, which the checks and the
+// generator call for every use, follow them link by link, so longer chains
+// would cost time quadratic in their length.
+const maxChain = 1000
+
+// checkChains reports the typedef or constant at which a chain passes
+// maxChain links.
+func (c *checker) checkChains() {
+	var typedefs []*Typedef
+	var consts []*Const
+	for _, f := range c.files {
+		typedefs = append(typedefs, f.Typedefs...)
+		consts = append(consts, f.Consts...)
+	}
+	chainLengths(typedefs, func(td *Typedef) (*Typedef, bool) {
+		if td.Type == nil || c.badTypedefs[td] {
+			return nil, false
+		}
+		next, ok := td.Type.Ref.(*Typedef)
+		return next, ok && !c.badTypedefs[next]
+	}, func(td *Typedef) {
+		c.errorf(td.Pos, "typedef %s is the end of a chain of more than %d typedefs each naming the one before; shorten it", td.Name, maxChain)
+	})
+	chainLengths(consts, func(k *Const) (*Const, bool) {
+		if k.Value == nil || k.Value.Kind != ConstIdent || k.Value.Const == nil || c.badConsts[k] {
+			return nil, false
+		}
+		return k.Value.Const, !c.badConsts[k.Value.Const]
+	}, func(k *Const) {
+		c.errorf(k.Pos, "constant %s is the end of a chain of more than %d constants each naming the one before; shorten it", k.Name, maxChain)
+	})
+}
+
+// chainLengths works out, without recursion, the length of the chain that
+// starts at each of all (next gives the following link) and calls tooLong
+// for each link at which a chain passes maxChain links. Cycles were
+// refused before: next does not follow their members.
+func chainLengths[T comparable](all []T, next func(T) (T, bool), tooLong func(T)) {
+	length := map[T]int{}
+	for _, start := range all {
+		var pending []T
+		n := 0
+		for q := start; ; {
+			if l, done := length[q]; done {
+				n = l
+				break
+			}
+			pending = append(pending, q)
+			r, ok := next(q)
+			if !ok {
+				break
+			}
+			q = r
+		}
+		for i := len(pending) - 1; i >= 0; i-- {
+			n++
+			length[pending[i]] = n
+			if n == maxChain+1 {
+				tooLong(pending[i])
+			}
+		}
 	}
 }
 
