@@ -314,6 +314,10 @@ func (w *typeWalk) structReaches(s *thrift.Struct) bool {
 	w.seen[s] = true
 	for _, fl := range s.Fields {
 		if w.typeReaches(fl.Type) {
+			// A yes is final even inside a cycle: keep it for every
+			// struct on the way, so that a chain of structs ending in
+			// a leaf is walked once, not once per struct.
+			w.cache[s] = true
 			return true
 		}
 	}

@@ -24,6 +24,14 @@ func (g *generator) typeHasUnions(t *thrift.Type) bool {
 	}
 	w := typeWalk{cache: g.unionish, leaf: isUnion, seen: map[any]bool{}}
 	v := w.typeReaches(t)
+	if !v {
+		// As in reaches: the walk saw everything reachable from t.
+		for x := range w.seen {
+			if st, ok := x.(*thrift.Struct); ok {
+				g.unionish[st] = false
+			}
+		}
+	}
 	g.typeUnionish[t] = v
 	return v
 }
