@@ -282,7 +282,9 @@ func (fg *fileGen) genDecl(d thrift.Decl) (ok bool) {
 			if _, big := r.(tooLarge); !big {
 				panic(r)
 			}
-			if _, isConst := d.(*thrift.Const); isConst {
+			if svc, isService := d.(*thrift.Service); isService {
+				fg.g.fail(d.DeclPos(), "the Go code generated for service %s passes %d MiB (with the declarations before it): it has %d methods, its own and inherited ones, each repeated in its method table, handlers and client, and nested container types in their arguments and results are written out in full at every use; spread the services over several files, shorten the extends chain or give the inner containers struct types", svc.Name, maxOutput>>20, len(fg.g.serviceMethods(svc)))
+			} else if _, isConst := d.(*thrift.Const); isConst {
 				fg.g.fail(d.DeclPos(), "the Go code generated for constant %s passes %d MiB: the values of the constants it refers to are written out in full at every use (so are nested container types); refer to fewer constants in it", d.DeclName(), maxOutput>>20)
 			} else {
 				fg.g.fail(d.DeclPos(), "the Go code generated for %s passes %d MiB: its nested container types (and the constants its default values refer to) are written out in full at every use; give the inner containers struct types", d.DeclName(), maxOutput>>20)

@@ -73,6 +73,12 @@ func Generate(f *thrift.File, opt Options) ([]File, error) {
 		goFiles[p] = tf
 	}
 	for _, tf := range files {
+		g.checkInheritance(tf)
+	}
+	if g.err != nil {
+		return nil, g.err
+	}
+	for _, tf := range files {
 		g.nameDecls(tf)
 	}
 	gens := make([]*fileGen, len(files))
@@ -229,6 +235,9 @@ type generator struct {
 	synth map[*thrift.Function]svcStructs
 	// svcNames holds the identifiers generated for each service.
 	svcNames map[*thrift.Service]svcNames
+	// methods caches serviceMethods, methodCounts methodCount.
+	methods      map[*thrift.Service][]*thrift.Function
+	methodCounts map[*thrift.Service]int
 	// stringy caches hasStrings.
 	stringy map[*thrift.Struct]bool
 	// unionish caches hasUnions (for structs that are not unions), and
@@ -248,6 +257,8 @@ func newGenerator(opt Options) *generator {
 		scopes:       map[string]map[string]bool{},
 		synth:        map[*thrift.Function]svcStructs{},
 		svcNames:     map[*thrift.Service]svcNames{},
+		methods:      map[*thrift.Service][]*thrift.Function{},
+		methodCounts: map[*thrift.Service]int{},
 		stringy:      map[*thrift.Struct]bool{},
 		unionish:     map[*thrift.Struct]bool{},
 		typeUnionish: map[*thrift.Type]bool{},

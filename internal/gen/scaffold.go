@@ -41,6 +41,10 @@ func Scaffold(f *thrift.File, service string, opt Options) ([]File, error) {
 	files := allFiles(f)
 	for _, tf := range files {
 		g.plan(tf)
+		g.checkInheritance(tf)
+	}
+	if g.err != nil {
+		return nil, g.err
 	}
 	for _, tf := range files {
 		g.nameDecls(tf)
@@ -61,7 +65,7 @@ func Scaffold(f *thrift.File, service string, opt Options) ([]File, error) {
 	hg.p("// errNotImplemented is what the methods return until they are written.")
 	hg.p("var errNotImplemented = errors.New(\"not implemented\")")
 	hg.p("")
-	for _, fn := range serviceMethods(svc) {
+	for _, fn := range g.serviceMethods(svc) {
 		ms := hg.sig(fn)
 		hg.doc(fn.Doc)
 		if fn.Doc == "" {

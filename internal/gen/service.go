@@ -1,6 +1,8 @@
 package gen
 
 import (
+	"path"
+	"strconv"
 	"strings"
 
 	"github.com/petrel-rpc/petrel/idl/thrift"
@@ -56,27 +58,134 @@ func (g *generator) nameService(pkg string, svc *thrift.Service) {
 		}
 	}
 	// The handler functions of the method table, inherited methods too.
-	for _, fn := range serviceMethods(svc) {
+	for _, fn := range g.serviceMethods(svc) {
 		g.names[key{svc, "handler:" + fn.Name}] = g.claim(pkg, low+methodGoName(fn)+"Handler")
 	}
 }
 
 // serviceMethods returns the functions of svc and of its bases, its own
-// first, then the nearest base's, each name once.
-func serviceMethods(svc *thrift.Service) []*thrift.Function {
-	var out []*thrift.Function
-	seen := map[string]bool{}
-	visited := map[*thrift.Service]bool{}
-	for s := svc; s != nil && !visited[s]; s = s.Base {
-		visited[s] = true
+// first, then the nearest base's, each name once. Each list is made once,
+// from its base's, so that a chain of services costs what its lists hold,
+// not a walk of the chain per service (a long chain of services without
+// functions was quadratic).
+func (g *generator) serviceMethods(svc *thrift.Service) []*thrift.Function {
+	if m, ok := g.methods[svc]; ok {
+		return m
+	}
+	// The services from svc up to the first whose list is known, or the
+	// root (or, in a cycle, which the checker refuses, the first repeat).
+	var chain []*thrift.Service
+	onChain := map[*thrift.Service]bool{}
+	for s := svc; s != nil && !onChain[s]; s = s.Base {
+		if _, ok := g.methods[s]; ok {
+			break
+		}
+		onChain[s] = true
+		chain = append(chain, s)
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		s := chain[i]
+		var inherited []*thrift.Function
+		if s.Base != nil && (i+1 < len(chain) && s.Base == chain[i+1] || !onChain[s.Base]) {
+			inherited = g.methods[s.Base]
+		}
+		out := make([]*thrift.Function, 0, len(s.Functions)+len(inherited))
+		seen := map[string]bool{}
 		for _, fn := range s.Functions {
 			if !seen[fn.Name] {
 				seen[fn.Name] = true
 				out = append(out, fn)
 			}
 		}
+		for _, fn := range inherited {
+			if !seen[fn.Name] {
+				out = append(out, fn)
+			}
+		}
+		g.methods[s] = out
 	}
-	return out
+	return g.methods[svc]
+}
+
+// minMethodCode is a lower bound on the Go code that each method of a
+// service, its own or inherited, costs in the service's file: an entry of
+// the method table, a handler function and a client method (about 700
+// bytes for the smallest, a oneway void method with one-letter names).
+const minMethodCode = 640
+
+// checkInheritance fails at the service of f at which the methods of its
+// services, inherited ones included, would make the Go code of f pass
+// maxOutput. Each service repeats every method it inherits, so a chain of
+// services extending one another makes code that grows as the square of
+// its length; this runs before any name is claimed for those methods, and
+// counts without listing them.
+func (g *generator) checkInheritance(f *thrift.File) {
+	const budget = maxOutput / minMethodCode
+	total := 0
+	for _, d := range f.Decls {
+		svc, ok := d.(*thrift.Service)
+		if !ok {
+			continue
+		}
+		n := g.methodCount(svc, budget+1)
+		total += n
+		if total <= budget {
+			continue
+		}
+		count := strconv.Itoa(n)
+		if n > budget {
+			count = "more than " + strconv.Itoa(budget)
+		}
+		why := "service " + svc.Name + " has " + count + " methods"
+		if svc.Base != nil {
+			why += ", its own and those it inherits through its extends chain (" + extendsChain(svc) + "), and each service repeats in its method table, handlers and client every method it inherits"
+		}
+		g.fail(svc.Pos, "%s: with the services before it, the Go code generated for %s would pass %d MiB (at least %d bytes for each of more than %d methods); shorten the extends chain or spread the services over several files",
+			why, path.Base(strings.ReplaceAll(f.Path, "\\", "/")), maxOutput>>20, minMethodCode, budget)
+		return
+	}
+}
+
+// methodCount returns the number of methods of svc, its own and inherited
+// (the checker refuses a function its base has), or limit once it is that
+// many or more. Counts are kept, so a chain is walked once.
+func (g *generator) methodCount(svc *thrift.Service, limit int) int {
+	if n, ok := g.methodCounts[svc]; ok {
+		return n
+	}
+	var chain []*thrift.Service
+	onChain := map[*thrift.Service]bool{}
+	for s := svc; s != nil && !onChain[s]; s = s.Base {
+		if _, ok := g.methodCounts[s]; ok {
+			break
+		}
+		onChain[s] = true
+		chain = append(chain, s)
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		s := chain[i]
+		n := len(s.Functions)
+		if s.Base != nil && (i+1 < len(chain) && s.Base == chain[i+1] || !onChain[s.Base]) {
+			n += g.methodCounts[s.Base]
+		}
+		g.methodCounts[s] = min(n, limit)
+	}
+	return g.methodCounts[svc]
+}
+
+// extendsChain describes the services svc extends: "C extends B extends A",
+// with at most the first three bases, how many more there are and the root.
+func extendsChain(svc *thrift.Service) string {
+	var names []string
+	seen := map[*thrift.Service]bool{svc: true}
+	for s := svc.Base; s != nil && !seen[s]; s = s.Base {
+		seen[s] = true
+		names = append(names, s.Name)
+	}
+	if len(names) > 4 {
+		names = append(names[:3:3], "... ("+strconv.Itoa(len(names)-4)+" more)", names[len(names)-1])
+	}
+	return svc.Name + " extends " + strings.Join(names, " extends ")
 }
 
 // methodGoName returns the Go name of the methods generated for fn in the
@@ -267,7 +376,7 @@ func (fg *fileGen) genService(svc *thrift.Service) {
 	}
 
 	// Go names must be unique over the whole inheritance chain.
-	all := serviceMethods(svc)
+	all := fg.g.serviceMethods(svc)
 	goNames := map[string]*thrift.Function{}
 	for _, fn := range all {
 		gn := methodGoName(fn)
