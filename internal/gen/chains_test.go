@@ -71,3 +71,22 @@ func TestStructChainLinear(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeFileBlamesTheFile: a file of many small structs passes the bound
+// on the output at one of them; the error must say that the file is too
+// large (and split it), not blame that struct's nested containers, which it
+// has none of.
+func TestLargeFileBlamesTheFile(t *testing.T) {
+	const n = 20000
+	f := parseChain(t, "big.thrift", n, func(i int) string {
+		return fmt.Sprintf("struct S%d { 1: i32 a }", i)
+	})
+	_, err := gen.Generate(f, gen.Options{Module: "m.example/big"})
+	if err == nil {
+		t.Fatalf("Generate of %d structs succeeded; want the 64 MiB bound", n+1)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "container") || !strings.Contains(msg, "split") || !strings.Contains(msg, "big.thrift") {
+		t.Fatalf("error %q: want one that says the file's code passes the bound and to split it, not one blaming nested containers", msg)
+	}
+}

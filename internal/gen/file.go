@@ -277,6 +277,7 @@ func (fg *fileGen) generate() {
 // genDecl generates one declaration; it reports false, with the
 // generator's error set, when its code would pass maxOutput.
 func (fg *fileGen) genDecl(d thrift.Decl) (ok bool) {
+	before := fg.emitted
 	defer func() {
 		if r := recover(); r != nil {
 			if _, big := r.(tooLarge); !big {
@@ -286,6 +287,10 @@ func (fg *fileGen) genDecl(d thrift.Decl) (ok bool) {
 				fg.g.fail(d.DeclPos(), "the Go code generated for service %s passes %d MiB (with the declarations before it): it has %d methods, its own and inherited ones, each repeated in its method table, handlers and client, and nested container types in their arguments and results are written out in full at every use; spread the services over several files, shorten the extends chain or give the inner containers struct types", svc.Name, maxOutput>>20, len(fg.g.serviceMethods(svc)))
 			} else if _, isConst := d.(*thrift.Const); isConst {
 				fg.g.fail(d.DeclPos(), "the Go code generated for constant %s passes %d MiB: the values of the constants it refers to are written out in full at every use (so are nested container types); refer to fewer constants in it", d.DeclName(), maxOutput>>20)
+			} else if before >= maxOutput-maxOutput/16 {
+				// Nearly all of the code came before this declaration: the
+				// file is too large, whatever this declaration holds.
+				fg.g.fail(d.DeclPos(), "the Go code generated for this file passes %d MiB at %s (%d MiB of it for the declarations before it); split the file into several", maxOutput>>20, d.DeclName(), before>>20)
 			} else {
 				fg.g.fail(d.DeclPos(), "the Go code generated for %s passes %d MiB: its nested container types (and the constants its default values refer to) are written out in full at every use; give the inner containers struct types", d.DeclName(), maxOutput>>20)
 			}
