@@ -7,12 +7,13 @@ import (
 
 // Static is a Resolver over a list the program sets: every service name
 // resolves to the same list. [Static.Set] replaces it, and watchers see the
-// change. It is safe for concurrent use.
+// change. It is safe for concurrent use. The zero value lists no instance
+// until Set.
 type Static struct {
 	mu      sync.Mutex
 	list    []Instance    // guarded by mu; never modified, only replaced
 	version uint64        // guarded by mu; incremented by Set
-	changed chan struct{} // guarded by mu; closed and replaced by Set
+	changed chan struct{} // guarded by mu; closed and replaced by Set; nil until needed in a zero Static
 }
 
 // NewStatic returns a Static resolver listing instances.
@@ -36,7 +37,9 @@ func (s *Static) Set(instances ...Instance) {
 	s.mu.Lock()
 	s.list = list
 	s.version++
-	close(s.changed)
+	if s.changed != nil { // nil in a zero Static nobody waited on yet
+		close(s.changed)
+	}
 	s.changed = make(chan struct{})
 	s.mu.Unlock()
 }
@@ -76,6 +79,9 @@ func (w *staticWatcher) Next(ctx context.Context) ([]Instance, error) {
 		default:
 		}
 		w.s.mu.Lock()
+		if w.s.changed == nil { // a zero Static: the channel Set will close
+			w.s.changed = make(chan struct{})
+		}
 		list, version, changed := w.s.list, w.s.version, w.s.changed
 		w.s.mu.Unlock()
 		if !w.started || version != w.seen {
