@@ -168,12 +168,24 @@ func NewTokenBucket(rate, burst int, now int64) *TokenBucket {
 	return &TokenBucket{rate: float64(rate), burst: float64(burst), tokens: float64(burst), last: now}
 }
 
+// clockStepBack is how far before the last time seen a time must be for
+// Allow to take it as the clock set back (an NTP step, a resumed virtual
+// machine) and refill from it on. Closer times are callers' reads of the
+// clock arriving out of order: taking them as the new start would count
+// the time between again.
+const clockStepBack = int64(100e6) // 100 ms
+
 // Allow takes a token at time now (unix nanoseconds) and reports whether
-// there was one. A time earlier than the last one seen adds nothing.
+// there was one. A time earlier than the last one seen adds nothing; one
+// more than 100 ms earlier is taken as the wall clock set back, and the
+// bucket refills from it on (rather than from when the clock is back
+// where it was).
 func (b *TokenBucket) Allow(now int64) bool {
 	b.mu.Lock()
 	if d := now - b.last; d > 0 {
 		b.tokens = min(b.burst, b.tokens+float64(d)*b.rate/1e9)
+		b.last = now
+	} else if d < -clockStepBack {
 		b.last = now
 	}
 	ok := b.tokens >= 1
