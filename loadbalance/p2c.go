@@ -43,7 +43,8 @@ func (c *P2CConfig) Validate() error {
 	return nil
 }
 
-// P2C is the power-of-two-choices balancer.
+// P2C is the power-of-two-choices balancer. The zero value has the
+// defaults of P2CConfig.
 type P2C struct {
 	cfg   P2CConfig
 	picks atomic.Uint64 // picks made, the clock of the averages' decay
@@ -55,6 +56,7 @@ type p2cState struct {
 	nodes    []*p2cNode
 	byAddr   map[string]*p2cNode
 	halfLife uint64 // picks after which an unsampled average halves
+	penalty  int64  // ErrorPenalty, nanoseconds
 }
 
 // p2cNode is an instance's load. Nodes survive Update for the addresses
@@ -96,10 +98,20 @@ func NewP2C(cfg P2CConfig) (*P2C, error) {
 // address listed twice has one load and two chances to be drawn.
 func (b *P2C) Update(instances []discovery.Instance) {
 	old := b.state.Load()
+	// A P2C made without NewP2C has a zero cfg: it takes the defaults (a
+	// half-life of 0 would divide by zero in decayed).
+	cfg, def := b.cfg, DefaultP2CConfig()
+	if cfg.HalfLife <= 0 {
+		cfg.HalfLife = def.HalfLife
+	}
+	if cfg.ErrorPenalty <= 0 {
+		cfg.ErrorPenalty = def.ErrorPenalty
+	}
 	st := &p2cState{
 		insts:    copyInstances(instances),
 		byAddr:   make(map[string]*p2cNode, len(instances)),
-		halfLife: halfLife(b.cfg.HalfLife, len(instances)),
+		halfLife: halfLife(cfg.HalfLife, len(instances)),
+		penalty:  int64(cfg.ErrorPenalty),
 	}
 	st.nodes = make([]*p2cNode, len(st.insts))
 	now := b.picks.Load()
@@ -189,7 +201,7 @@ func (b *P2C) Done(address string, latency time.Duration, err error) {
 	if err != nil {
 		// Saturated: a wrapped sum would be a negative latency, the
 		// failing instance looking the fastest.
-		if pen := int64(b.cfg.ErrorPenalty); sample > math.MaxInt64-pen {
+		if pen := st.penalty; sample > math.MaxInt64-pen {
 			sample = math.MaxInt64
 		} else {
 			sample += pen
