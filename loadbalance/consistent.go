@@ -47,7 +47,8 @@ func (c *ConsistentHashConfig) Validate() error {
 	return nil
 }
 
-// ConsistentHash is the consistent hashing balancer.
+// ConsistentHash is the consistent hashing balancer. The zero value has the
+// defaults of ConsistentHashConfig.
 type ConsistentHash struct {
 	vnodes int
 	state  atomic.Pointer[ringState]
@@ -90,7 +91,11 @@ func (b *ConsistentHash) Update(instances []discovery.Instance) {
 	// Points per unit of weight: an instance's count depends on its own
 	// weight alone (else a change of the others would resize it and move
 	// keys between instances that stay), within the ring's bound.
-	perWeight := float64(b.vnodes) / discovery.DefaultWeight
+	vnodes := b.vnodes
+	if vnodes <= 0 { // made without NewConsistentHash
+		vnodes = DefaultVirtualNodes
+	}
+	perWeight := float64(vnodes) / discovery.DefaultWeight
 	if float64(total)*perWeight > maxRingPoints {
 		perWeight = maxRingPoints / float64(total)
 	}

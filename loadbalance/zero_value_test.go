@@ -60,3 +60,29 @@ func TestP2CZeroValuePenalty(t *testing.T) {
 		}
 	}
 }
+
+// TestConsistentHashZeroValue: a ConsistentHash made without
+// NewConsistentHash (new(loadbalance.ConsistentHash)) has the default
+// virtual nodes, as a zero ConsistentHashConfig does, instead of one point
+// per instance whatever its weight (keys spread unevenly, weights ignored):
+// every key goes where a default balancer sends it.
+func TestConsistentHashZeroValue(t *testing.T) {
+	list := instances(5, 10, 40, 5)
+	zero, def := new(loadbalance.ConsistentHash), mustCH(t)
+	zero.Update(list)
+	def.Update(list)
+	differ := 0
+	for _, k := range keys {
+		a, err := zero.Pick(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := def.Pick(ctx, k)
+		if a.Address != b.Address {
+			differ++
+		}
+	}
+	if differ != 0 {
+		t.Fatalf("%d of %d keys go elsewhere with a zero ConsistentHash than with NewConsistentHash's defaults", differ, len(keys))
+	}
+}
