@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -141,6 +142,10 @@ func (d *DNS) lookup(ctx context.Context, target string) ([]Instance, error) {
 	}
 	if port == "" {
 		return nil, errors.New("the target has no port")
+	}
+	// A number must be a TCP port; a name ("http") is left to the dial.
+	if n, err := strconv.Atoi(port); (err == nil && (n < 1 || n > 65535)) || errors.Is(err, strconv.ErrRange) {
+		return nil, fmt.Errorf("the target's port %s is not in 1-65535", port)
 	}
 	addrs, err := d.cfg.LookupHost(ctx, host)
 	if err != nil {
