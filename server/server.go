@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -184,6 +185,13 @@ func (s *Server) Run() error {
 // net package) until Stop, then returns nil. Serve closes ln when it returns,
 // also when it returns an error without serving. It may be called once.
 func (s *Server) Serve(ln net.Listener) error {
+	if ln == nil {
+		// A listener whose error was dropped: nothing to close or serve.
+		return errors.New("server: Serve needs a listener, got nil")
+	}
+	if isNilPointer(ln) {
+		return fmt.Errorf("server: Serve needs a listener, got a nil %T", ln)
+	}
 	if s.cfgErr != nil {
 		ln.Close()
 		return s.cfgErr
@@ -249,6 +257,12 @@ func (s *Server) Serve(ln net.Listener) error {
 		return errors.Join(err, regErr)
 	}
 	return nil
+}
+
+// isNilPointer reports whether v holds a nil pointer.
+func isNilPointer(v any) bool {
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }
 
 // poolPanic and loopPanic count a panic outside a handler (a bug in Petrel:
