@@ -64,7 +64,8 @@ func (c *DNSConfig) Validate() error {
 }
 
 // DNS is a Resolver that looks service names up in the DNS. Its watchers
-// look the name up again every Refresh and report a changed list.
+// look the name up again every Refresh and report a changed list. The zero
+// value has the defaults of DNSConfig.
 type DNS struct {
 	cfg DNSConfig
 }
@@ -127,7 +128,11 @@ func (d *DNS) Resolve(ctx context.Context, service string) ([]Instance, error) {
 
 func (d *DNS) lookup(ctx context.Context, target string) ([]Instance, error) {
 	if d.cfg.SRV {
-		_, records, err := d.cfg.LookupSRV(ctx, "", "", target)
+		lookupSRV := d.cfg.LookupSRV
+		if lookupSRV == nil { // a DNS made without NewDNS
+			lookupSRV = net.DefaultResolver.LookupSRV
+		}
+		_, records, err := lookupSRV(ctx, "", "", target)
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +152,11 @@ func (d *DNS) lookup(ctx context.Context, target string) ([]Instance, error) {
 	if n, err := strconv.Atoi(port); (err == nil && (n < 1 || n > 65535)) || errors.Is(err, strconv.ErrRange) {
 		return nil, fmt.Errorf("the target's port %s is not in 1-65535", port)
 	}
-	addrs, err := d.cfg.LookupHost(ctx, host)
+	lookupHost := d.cfg.LookupHost
+	if lookupHost == nil { // a DNS made without NewDNS
+		lookupHost = net.DefaultResolver.LookupHost
+	}
+	addrs, err := lookupHost(ctx, host)
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +264,7 @@ func (w *dnsWatcher) lookup(ctx context.Context) ([]Instance, error) {
 // at each failure in a row, up to Refresh), or until ctx ends or the
 // watcher is closed.
 func (w *dnsWatcher) wait(ctx context.Context) error {
-	d := w.d.cfg.Refresh
+	d := w.d.refresh()
 	if w.failures > 0 && w.failures < 32 {
 		d = min(d, minDNSRefresh<<(w.failures-1))
 	}
@@ -274,6 +283,15 @@ func (w *dnsWatcher) wait(ctx context.Context) error {
 		w.timer.Stop()
 		return ctx.Err()
 	}
+}
+
+// refresh is cfg.Refresh, or DefaultDNSRefresh in a DNS made without
+// NewDNS (0 would look the name up without pause).
+func (d *DNS) refresh() time.Duration {
+	if d.cfg.Refresh > 0 {
+		return d.cfg.Refresh
+	}
+	return DefaultDNSRefresh
 }
 
 func (w *dnsWatcher) Close() error {

@@ -9,3 +9,6 @@ func SetMinDNSRefresh(d time.Duration) (restore func()) {
 	minDNSRefresh = d
 	return func() { minDNSRefresh = old }
 }
+
+// Refresh is how long d's watchers wait between lookups.
+func Refresh(d *DNS) time.Duration { return d.refresh() }
