@@ -357,11 +357,17 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	if err != nil {
 		return notSent(err)
 	}
+	// The connection goes back to the pool on every way out, reusable only
+	// where a return says so: a codec's panic (a hand-written codec's bug)
+	// mid-message closes it rather than leave it open until Close. (An
+	// open-coded defer: it allocates nothing.)
+	reusable := false
+	defer func() { c.pool.put(pc, reusable) }()
 	conn := pc.conn
 	ri := &cs.ri
 	ri.RemoteAddr, ri.LocalAddr = conn.RemoteAddr(), conn.LocalAddr()
 	if !pc.arm(deadline) {
-		c.pool.put(pc, true)
+		reusable = true
 		return c.timeoutError(cs)
 	}
 	conn.SetWriteDeadline(deadline)
@@ -369,7 +375,6 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	err = transport.WriteMessage(w, c.cfg.protocol, &cs.hdr, ri.Method, messageType(cs.oneway), ri.SeqID, args)
 	if err != nil {
 		cs.gov.requestWritten()
-		c.pool.put(pc, false)
 		return notSent(rpcerr.Wrap(rpcerr.Protocol, err, "encoding the request of "+ri.Method))
 	}
 	// Large binaries of args are linked into the output by reference: the
@@ -377,14 +382,13 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	err = w.Flush()
 	cs.gov.requestWritten()
 	if err != nil {
-		c.pool.put(pc, false)
 		return c.ioError(ctx, cs, err, "writing the request of "+ri.Method+" to "+addr)
 	}
 	if cs.tracing {
 		cs.st.Send = time.Now()
 	}
 	if cs.oneway {
-		c.pool.put(pc, true)
+		reusable = true
 		return nil
 	}
 	r := conn.Reader()
@@ -392,7 +396,6 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	rh.Reset()
 	name, typ, seq, body, err := transport.ReadMessage(r, c.cfg.protocol, c.cfg.maxMessageSize, rh)
 	if err != nil {
-		c.pool.put(pc, false)
 		return c.ioError(ctx, cs, err, "reading the reply of "+ri.Method+" from "+addr)
 	}
 	if cs.tracing {
@@ -400,7 +403,6 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	}
 	if seq != ri.SeqID {
 		r.Release()
-		c.pool.put(pc, false)
 		return rpcerr.New(rpcerr.Protocol, "the reply to the call of "+ri.Method+" from "+addr+" has sequence id "+
 			strconv.Itoa(int(seq))+", the request had "+strconv.Itoa(int(ri.SeqID))+" (BAD_SEQUENCE_ID)")
 	}
@@ -408,7 +410,7 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	r.Release()
 	// Bytes after the reply (none are expected) would be read as the next
 	// call's reply: such a connection is out of step.
-	reusable := !serverAsksDrop(rh) && r.Len() == 0
+	reusable = !serverAsksDrop(rh) && r.Len() == 0
 	if err != nil {
 		switch rpcerr.CodeOf(err) {
 		case rpcerr.Application, rpcerr.Business, rpcerr.Overloaded:
@@ -417,7 +419,6 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 			reusable = false
 		}
 	}
-	c.pool.put(pc, reusable)
 	return err
 }
 

@@ -1,0 +1,69 @@
+package client_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/petrel-rpc/petrel/client"
+	"github.com/petrel-rpc/petrel/endpoint"
+	"github.com/petrel-rpc/petrel/transport"
+)
+
+// panickyArgs is a request whose (hand-written) codec panics on writing.
+type panickyArgs struct{ echoArgs }
+
+func (*panickyArgs) FastWrite([]byte) int { panic("args codec bug") }
+
+// panickyResult is a result whose codec panics on reading.
+type panickyResult struct{ echoResult }
+
+func (*panickyResult) FastRead([]byte) (int, error) { panic("result codec bug") }
+
+// openServerConns counts the server's connections that are still open.
+func (s *testServer) openServerConns() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
+}
+
+// TestCodecPanicClosesPooledConnection: a codec that panics while a short
+// or long pool's call holds its connection (writing the request, reading
+// the reply) does not leave that connection open: the panic reaches the
+// caller (here a recovering middleware, as services often have), the
+// connection is closed, and the next call works on a fresh one. Before, each
+// such panic kept one connection open (and counted in PoolStats.Open) until
+// Close.
+func TestCodecPanicClosesPooledConnection(t *testing.T) {
+	recoverMW := func(next endpoint.Endpoint) endpoint.Endpoint {
+		return func(ctx context.Context, req, resp any) (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = nil
+				}
+			}()
+			return next(ctx, req, resp)
+		}
+	}
+	pools := []setup{
+		{"short", transport.TTHeader, client.WithShortConnection()},
+		{"long", transport.TTHeader, client.WithLongConnection(client.LongPoolConfig{})},
+	}
+	for _, s := range pools {
+		t.Run(s.name, func(t *testing.T) {
+			srv := startServer(t)
+			c := newClient(t, srv.Addr(), s, client.WithMiddleware(recoverMW))
+			ctx := context.Background()
+			for range 3 {
+				c.Call(ctx, "echo", false, &panickyArgs{}, &echoResult{})
+				c.Call(ctx, "echo", false, &echoArgs{}, &panickyResult{})
+			}
+			if st := c.PoolStats(); st.Open != 0 {
+				t.Fatalf("after 6 calls whose codec panicked the pool has %d connections open, want 0", st.Open)
+			}
+			waitFor(t, "the server to see every connection closed", func() bool { return srv.openServerConns() == 0 })
+			if res, err := echo(ctx, c, &echoArgs{Msg: []byte("ok")}); err != nil || string(res.Success) != "ok" {
+				t.Fatalf("call after the panics: %v %+v", err, res)
+			}
+		})
+	}
+}
