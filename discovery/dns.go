@@ -108,7 +108,7 @@ type DNSError struct {
 }
 
 func (e *DNSError) Error() string {
-	return "discovery: looking up " + e.Target + " for service " + e.Service + ": " + e.Err.Error()
+	return "discovery: looking up " + strconv.Quote(e.Target) + " for service " + strconv.Quote(e.Service) + ": " + e.Err.Error()
 }
 
 func (e *DNSError) Unwrap() error { return e.Err }
