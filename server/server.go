@@ -304,9 +304,11 @@ func (s *Server) Addr() net.Addr {
 //
 // With WithRegistry, the server is deregistered first, even when ctx has
 // ended, and a failed deregistration is returned (with ctx.Err() if any).
-// If ctx ends first, the remaining connections are closed at once and
-// ctx.Err() is returned; connections still busy when the exit wait time
-// ends are closed then. Stop returns after Run or Serve has returned
+// If ctx ends first, the remaining connections are closed at once and an
+// error wrapping ctx.Err() is returned, saying how many requests were
+// still in flight (handlers that had not returned) and connections open;
+// connections still busy when the exit wait time ends are closed then.
+// Stop returns after Run or Serve has returned
 // (or when ctx ends). It may be called more than once: a later call
 // returns nil once the first has returned and Run or Serve has too, or
 // ctx.Err() when ctx ends first.
@@ -353,6 +355,11 @@ func (s *Server) Stop(ctx context.Context) error {
 		if err == nil {
 			err = ctx.Err()
 		}
+	}
+	if err != nil && ctx.Err() != nil {
+		// Say what Stop was still waiting for when ctx ended.
+		err = fmt.Errorf("server: Stop ended by its context with %d requests in flight (handlers not returned) and %d connections open: %w",
+			s.lim.InFlight(), s.lim.Connections(), err)
 	}
 	if regErr != nil {
 		err = errors.Join(err, regErr)
