@@ -28,6 +28,9 @@ type callState struct {
 	ri       rpcinfo.RPCInfo
 	oneway   bool
 	deadline time.Time // zero: none
+	// ctxDeadline: deadline is the caller's context's, earlier than the
+	// one the call's timeout sets (timeoutError says which passed).
+	ctxDeadline bool
 	// dl is deadline for Deadline, which a context kept past the call may
 	// call while the state serves the next one (UnixNano; 0: none).
 	dl atomic.Int64
@@ -72,7 +75,7 @@ func putCallState(cs *callState) {
 	cs.ri.Reset()
 	cs.oneway = false
 	cs.seqUsed = false
-	cs.deadline = time.Time{}
+	cs.deadline, cs.ctxDeadline = time.Time{}, false
 	cs.dl.Store(0)
 	cs.cc = callConfig{}
 	cs.mc.result = nil

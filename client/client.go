@@ -148,7 +148,7 @@ func (c *Client) Call(ctx context.Context, method string, oneway bool, args, res
 		deadline = time.Now()
 	}
 	if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
-		deadline = d
+		deadline, cs.ctxDeadline = d, true
 	}
 	cs.setDeadline(deadline)
 	cs.oneway = oneway
@@ -223,7 +223,7 @@ func (c *Client) invoke(ctx context.Context, req, resp any) error {
 	// The deadline is checked before the pick, which the attempt then
 	// reports to the balancer and the breaker whatever its outcome.
 	if !c.header(ctx, cs, deadline, false) {
-		return notSent(c.timeoutError(cs))
+		return notSent(c.timeoutError(cs, deadline, ""))
 	}
 	addr, err := c.pick(cs)
 	if err != nil {
@@ -368,7 +368,7 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	ri.RemoteAddr, ri.LocalAddr = conn.RemoteAddr(), conn.LocalAddr()
 	if !pc.arm(deadline) {
 		reusable = true
-		return c.timeoutError(cs)
+		return c.timeoutError(cs, deadline, addr)
 	}
 	conn.SetWriteDeadline(deadline)
 	w := conn.Writer()
@@ -382,7 +382,7 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	err = w.Flush()
 	cs.gov.requestWritten()
 	if err != nil {
-		return c.ioError(ctx, cs, err, "writing the request of "+ri.Method+" to "+addr)
+		return c.ioError(ctx, cs, err, deadline, addr, "writing the request of "+ri.Method+" to "+addr)
 	}
 	if cs.tracing {
 		cs.st.Send = time.Now()
@@ -396,7 +396,7 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	rh.Reset()
 	name, typ, seq, body, err := transport.ReadMessage(r, c.cfg.protocol, c.cfg.maxMessageSize, rh)
 	if err != nil {
-		return c.ioError(ctx, cs, err, "reading the reply of "+ri.Method+" from "+addr)
+		return c.ioError(ctx, cs, err, deadline, addr, "reading the reply of "+ri.Method+" from "+addr)
 	}
 	if cs.tracing {
 		cs.st.Receive, cs.st.ResponseSize = time.Now(), len(body)
@@ -422,9 +422,10 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	return err
 }
 
-// ioError classifies a failed write or read of the short and long pools.
-// Close closes the connections calls wait on: their error says so.
-func (c *Client) ioError(ctx context.Context, cs *callState, err error, what string) error {
+// ioError classifies a failed write or read of the short and long pools
+// (deadline and addr: the attempt's). Close closes the connections calls
+// wait on: their error says so.
+func (c *Client) ioError(ctx context.Context, cs *callState, err error, deadline time.Time, addr, what string) error {
 	if c.closed.Load() {
 		return connError(errClientClosed, what)
 	}
@@ -432,15 +433,29 @@ func (c *Client) ioError(ctx context.Context, cs *callState, err error, what str
 		return ctxError(ctxErr, what)
 	}
 	if netpoll.IsTimeout(err) {
-		return c.timeoutError(cs)
+		return c.timeoutError(cs, deadline, addr)
 	}
 	return connError(err, what)
 }
 
-// timeoutError is the error of a call whose deadline passed.
-func (c *Client) timeoutError(cs *callState) error {
-	msg := "the call of " + cs.ri.Method + " timed out"
-	if cs.ri.Timeout > 0 {
+// timeoutError is the error of a call whose deadline passed: deadline is
+// the attempt's, addr its server ("" before the pick). It says which
+// deadline that was: a middleware's context's (earlier than the call's),
+// the caller's context's, or the one the RPC timeout set. (The context's
+// own timer may not have marked it done yet when the connection's or the
+// call's timer fires at the same deadline.)
+func (c *Client) timeoutError(cs *callState, deadline time.Time, addr string) error {
+	msg := "the call of " + cs.ri.Method
+	if addr != "" {
+		msg += " to " + addr
+	}
+	msg += " timed out"
+	switch {
+	case !deadline.IsZero() && deadline.Before(cs.deadline):
+		msg += " (the deadline of a middleware's context)"
+	case cs.ctxDeadline:
+		msg += " (the deadline of the caller's context)"
+	case cs.ri.Timeout > 0:
 		msg += " (RPC timeout " + cs.ri.Timeout.String() + ")"
 	}
 	return rpcerr.New(rpcerr.Timeout, msg)
@@ -495,7 +510,7 @@ func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadli
 	if !deadline.IsZero() {
 		d := time.Until(deadline)
 		if d <= 0 {
-			return c.giveUp(mc, call, gen, c.timeoutError(cs))
+			return c.giveUp(mc, call, gen, c.timeoutError(cs, deadline, addr))
 		}
 		cs.timer.Reset(d)
 		timeout = cs.timer.C
@@ -509,7 +524,7 @@ func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadli
 		return call.err
 	case <-timeout:
 		mc.timedOut(mc.replies.Load() != replies)
-		return c.giveUp(mc, call, gen, c.timeoutError(cs))
+		return c.giveUp(mc, call, gen, c.timeoutError(cs, deadline, addr))
 	case <-ctx.Done():
 		cs.timer.Stop()
 		return c.giveUp(mc, call, gen, ctxError(ctx.Err(), "waiting for the reply of "+ri.Method))

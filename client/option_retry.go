@@ -107,6 +107,7 @@ func (c *Client) fork(ctx context.Context, resp any) (context.Context, any, <-ch
 	cs.ri.SeqID = c.seq.Add(1)
 	cs.oneway, cs.cc = parent.oneway, parent.cc
 	cs.setDeadline(parent.deadline)
+	cs.ctxDeadline = parent.ctxDeadline
 	cs.tracing = parent.tracing
 	sent := make(chan struct{})
 	cs.gov.argsDone, cs.gov.forked = sent, true
