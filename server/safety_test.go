@@ -268,11 +268,17 @@ func TestReplyEncodingPanics(t *testing.T) {
 	c := dial(t, ln.Addr().String(), transport.TTHeader)
 	c.conn.SetReadTimeout(3 * time.Second)
 	// The second request's reply is written after the first's panicked.
+	// Both go in one write: the server may close the connection as soon as
+	// the first reply panics, and a second write would then fail.
 	for seq, action := range []string{"now", "sleep"} {
 		args := &echotest.EchoEchoArgs{Req: &echotest.Request{Action: action}}
-		if err := c.send("echo", thrift.CALL, int32(seq), args, nil); err != nil {
+		h := &transport.Header{Protocol: c.proto}
+		if err := transport.WriteMessage(c.conn.Writer(), c.proto, h, "echo", thrift.CALL, int32(seq), args); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := c.conn.Writer().Flush(); err != nil {
+		t.Fatal(err)
 	}
 	start := time.Now()
 	if rep, err := c.recv(nil); err == nil {
