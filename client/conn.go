@@ -51,8 +51,8 @@ type dialer struct {
 
 // dial connects to addr before the earlier of the connect timeout and the
 // call's deadline. A dial cut short by the call's deadline is a Timeout
-// error; any other failure, the connect timeout included, a Connection
-// error.
+// error; any other failure, the connect timeout included (its error says
+// so, with its value), a Connection error.
 func (d *dialer) dial(ctx context.Context, addr string, deadline time.Time) (netpoll.Connection, error) {
 	timeout := d.timeout
 	byCall := false
@@ -73,6 +73,9 @@ func (d *dialer) dial(ctx context.Context, addr string, deadline time.Time) (net
 		}
 		if byCall && netpoll.IsTimeout(err) {
 			return nil, rpcerr.Wrap(rpcerr.Timeout, err, "the call's deadline passed while dialing "+addr)
+		}
+		if timeout > 0 && netpoll.IsTimeout(err) {
+			return nil, rpcerr.Wrap(rpcerr.Connection, err, "dialing "+addr+" (connect timeout "+timeout.String()+")")
 		}
 		return nil, rpcerr.Wrap(rpcerr.Connection, err, "dialing "+addr)
 	}
