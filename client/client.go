@@ -484,7 +484,7 @@ func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadli
 		}
 	}
 	ri.RemoteAddr, ri.LocalAddr = mc.conn.RemoteAddr(), mc.conn.LocalAddr()
-	gen, err := mc.send(ctx, &cs.hdr, ri.Method, messageType(cs.oneway), ri.SeqID, args, deadline)
+	gen, err := mc.send(ctx, &cs.hdr, ri.Method, messageType(cs.oneway), ri.SeqID, args, deadline, call)
 	if err != nil || cs.oneway || mc.flushGen.Load() >= gen {
 		// The request has left (a oneway caller flushes its own) or was
 		// dropped. Otherwise another caller's flush will carry it, and

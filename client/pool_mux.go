@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/petrel-rpc/petrel/buf"
 	"github.com/petrel-rpc/petrel/codec/thrift"
 	"github.com/petrel-rpc/petrel/netpoll"
 	"github.com/petrel-rpc/petrel/rpcerr"
@@ -304,8 +305,9 @@ func (mc *muxConn) unregister(call *muxCall) bool {
 // flushes everything written so far with one system call; the others leave
 // their frame for it. A oneway caller, which returns at once, flushes its
 // own frame: args may be linked into the output by reference and must not
-// be read once the call has returned.
-func (mc *muxConn) send(ctx context.Context, h *transport.Header, method string, typ thrift.MessageType, seq int32, args thrift.FastCodec, deadline time.Time) (gen uint64, err error) {
+// be read once the call has returned. call is the call's registration,
+// which send gives up should args' codec panic (see writeFrame).
+func (mc *muxConn) send(ctx context.Context, h *transport.Header, method string, typ thrift.MessageType, seq int32, args thrift.FastCodec, deadline time.Time, call *muxCall) (gen uint64, err error) {
 	if !mc.wmu.TryLock() {
 		if err = mc.lockWrite(ctx, method, deadline); err != nil {
 			return 0, notSent(err)
@@ -313,7 +315,7 @@ func (mc *muxConn) send(ctx context.Context, h *transport.Header, method string,
 	}
 	w := mc.conn.Writer()
 	before := w.MallocLen()
-	if err = transport.WriteMessage(w, transport.TTHeader, h, method, typ, seq, args); err != nil {
+	if err = mc.writeFrame(w, before, h, method, typ, seq, args, call); err != nil {
 		// Drop the partial frame; the frames of others stay, and this
 		// caller may be the one to flush them.
 		w.MallocAck(before)
@@ -350,6 +352,30 @@ func (mc *muxConn) send(ctx context.Context, h *transport.Header, method string,
 	}
 	mc.wmu.Unlock()
 	return gen, err
+}
+
+// writeFrame writes one request frame; the caller holds wmu. Should args'
+// codec panic (a hand-written codec's bug) or call runtime.Goexit, the
+// partial frame is dropped, the frames of others are flushed if no other
+// writer is committed to it, wmu is released and call unregistered (if it
+// was: a oneway call is not), and the panic goes on to the caller:
+// otherwise every later call on the connection would wait for wmu forever.
+func (mc *muxConn) writeFrame(w buf.Writer, before int, h *transport.Header, method string, typ thrift.MessageType, seq int32, args thrift.FastCodec, call *muxCall) error {
+	written := false
+	defer func() {
+		if written {
+			return
+		}
+		w.MallocAck(before)
+		if w.MallocLen() > 0 && mc.wq.CompareAndSwap(0, muxFlushing) {
+			mc.flushLocked()
+		}
+		mc.wmu.Unlock()
+		mc.unregister(call)
+	}()
+	err := transport.WriteMessage(w, transport.TTHeader, h, method, typ, seq, args)
+	written = true
+	return err
 }
 
 // muxFlushing is the bit of muxConn.wq set while a flush is under way.

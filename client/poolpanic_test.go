@@ -2,7 +2,9 @@ package client_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/petrel-rpc/petrel/client"
 	"github.com/petrel-rpc/petrel/endpoint"
@@ -65,5 +67,58 @@ func TestCodecPanicClosesPooledConnection(t *testing.T) {
 				t.Fatalf("call after the panics: %v %+v", err, res)
 			}
 		})
+	}
+}
+
+// TestCodecPanicLeavesMuxUsable: a request codec that panics while a
+// multiplexed call holds the connection's write lock reaches the caller
+// (here a recovering middleware) and leaves the connection usable: the
+// lock is released, the partial frame dropped, and the call no longer
+// counted in flight. Before, every later call on the connection waited for
+// the lock forever, whatever its timeout.
+func TestCodecPanicLeavesMuxUsable(t *testing.T) {
+	var panicked int
+	recoverMW := func(next endpoint.Endpoint) endpoint.Endpoint {
+		return func(ctx context.Context, req, resp any) (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					panicked++
+					err = nil
+				}
+			}()
+			return next(ctx, req, resp)
+		}
+	}
+	srv := startServer(t)
+	c := newClient(t, srv.Addr(), setup{"mux", transport.TTHeader, client.WithMuxConnection(1)},
+		client.WithMiddleware(recoverMW), client.WithRPCTimeout(2*time.Second))
+	ctx := context.Background()
+	if res, err := echo(ctx, c, &echoArgs{Msg: []byte("first")}); err != nil || string(res.Success) != "first" {
+		t.Fatalf("first call: %v %+v", err, res)
+	}
+	c.Call(ctx, "echo", false, &panickyArgs{}, &echoResult{})
+	if panicked != 1 {
+		t.Fatalf("the codec's panic reached the middleware %d times, want 1", panicked)
+	}
+	done := make(chan error, 1)
+	go func() {
+		res, err := echo(ctx, c, &echoArgs{Msg: []byte("after")})
+		if err == nil && string(res.Success) != "after" {
+			err = fmt.Errorf("got %q", res.Success)
+		}
+		done <- err
+	}()
+	timer := time.NewTimer(5 * time.Second)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("call after the panic: %v", err)
+		}
+	case <-timer.C:
+		t.Fatal("a call after a codec panic on the multiplexed connection did not end within 5s (its RPC timeout is 2s): the write lock was never released")
+	}
+	if n := client.MuxInFlight(c); n != 0 {
+		t.Fatalf("after the calls ended the multiplexed connection counts %d calls in flight, want 0", n)
 	}
 }
