@@ -466,7 +466,7 @@ func (c *Client) timeoutError(cs *callState, deadline time.Time, addr string) er
 func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadline time.Time, args, result thrift.FastCodec) error {
 	ri := &cs.ri
 	call := &cs.mc
-	call.seq, call.method, call.result, call.err = ri.SeqID, ri.Method, result, nil
+	call.seq, call.method, call.result, call.err, call.panicked = ri.SeqID, ri.Method, result, nil, nil
 	var mc *muxConn
 	var err error
 	for try := 0; ; try++ {
@@ -503,7 +503,7 @@ func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadli
 			return err
 		}
 		<-call.ch // the connection failed and failed this call too
-		return call.err
+		return call.outcome()
 	}
 	replies := mc.replies.Load()
 	var timeout <-chan time.Time
@@ -521,7 +521,7 @@ func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadli
 		if cs.tracing {
 			cs.st.Receive = time.Now()
 		}
-		return call.err
+		return call.outcome()
 	case <-timeout:
 		mc.timedOut(mc.replies.Load() != replies)
 		return c.giveUp(mc, call, gen, c.timeoutError(cs, deadline, addr))
@@ -540,5 +540,5 @@ func (c *Client) giveUp(mc *muxConn, call *muxCall, gen uint64, err error) error
 	}
 	<-call.ch
 	mc.awaitFlush(gen)
-	return call.err
+	return call.outcome()
 }

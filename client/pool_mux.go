@@ -189,6 +189,32 @@ type muxCall struct {
 	seq    int32
 	method string // the method called, which its reply must name
 	err    error  // the call's outcome, written before ch is signalled
+	// panicked is what the result's codec panicked with on the reader
+	// goroutine (nil if it did not), written before ch is signalled.
+	panicked any
+}
+
+// outcome returns the call's outcome once ch has been signalled. A panic of
+// the result's codec on the reader goroutine goes on here, on the caller's
+// goroutine, as it does with the other pools, which decode there.
+func (c *muxCall) outcome() error {
+	if p := c.panicked; p != nil {
+		c.panicked = nil
+		panic(p)
+	}
+	return c.err
+}
+
+// decode decodes call's reply on the reader goroutine, keeping a panic of
+// the result's codec (a hand-written codec's bug) for the caller: not
+// recovered, it would end the process.
+func (mc *muxConn) decode(call *muxCall, typ thrift.MessageType, name string, body []byte) {
+	defer func() {
+		if r := recover(); r != nil {
+			call.err, call.panicked = nil, r
+		}
+	}()
+	call.err = decodeReply(typ, name, body, call.result, &mc.rhdr, call.method, mc.addr)
 }
 
 // muxConn is one connection shared by concurrent calls. Requests are
@@ -512,7 +538,7 @@ func (mc *muxConn) readLoop() {
 		mc.mu.Unlock()
 		drop := serverAsksDrop(&mc.rhdr)
 		if call != nil {
-			call.err = decodeReply(typ, name, body, call.result, &mc.rhdr, call.method, mc.addr)
+			mc.decode(call, typ, name, body)
 		} // else: its caller gave up (timeout); the late reply is dropped.
 		r.Release()
 		if call != nil {

@@ -122,3 +122,38 @@ func TestCodecPanicLeavesMuxUsable(t *testing.T) {
 		t.Fatalf("after the calls ended the multiplexed connection counts %d calls in flight, want 0", n)
 	}
 }
+
+// TestResultCodecPanicOnMux: a multiplexed connection decodes replies on its
+// reader goroutine, where a panic of the result's codec (a hand-written
+// codec's bug) would end the process. It reaches the caller instead, on the
+// caller's goroutine as with the other pools (here a recovering
+// middleware), and the connection goes on serving calls.
+func TestResultCodecPanicOnMux(t *testing.T) {
+	var recovered []any
+	recoverMW := func(next endpoint.Endpoint) endpoint.Endpoint {
+		return func(ctx context.Context, req, resp any) (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					recovered = append(recovered, r)
+				}
+			}()
+			return next(ctx, req, resp)
+		}
+	}
+	srv := startServer(t)
+	c := newClient(t, srv.Addr(), setup{"mux", transport.TTHeader, client.WithMuxConnection(1)},
+		client.WithMiddleware(recoverMW), client.WithRPCTimeout(2*time.Second))
+	ctx := context.Background()
+	for range 3 {
+		c.Call(ctx, "echo", false, &echoArgs{Msg: []byte("x")}, &panickyResult{})
+	}
+	if len(recovered) != 3 || recovered[0] != "result codec bug" {
+		t.Fatalf("the middleware recovered %v, want the result codec's panic 3 times", recovered)
+	}
+	if res, err := echo(ctx, c, &echoArgs{Msg: []byte("ok")}); err != nil || string(res.Success) != "ok" {
+		t.Fatalf("call after the panics: %v %+v", err, res)
+	}
+	if n := client.MuxConns(c); n != 1 {
+		t.Fatalf("%d multiplexed connections after the panics, want the one", n)
+	}
+}
