@@ -17,8 +17,10 @@ type Middleware func(Endpoint) Endpoint
 
 // Chain returns a Middleware that applies mws in order: mws[0] is outermost,
 // so it runs first on the way in and last on the way out. Nil entries are
-// skipped; Chain() returns the identity.
+// skipped; Chain() returns the identity. Chain keeps its own copy of mws:
+// changing the caller's slice afterwards does not change the chain.
 func Chain(mws ...Middleware) Middleware {
+	mws = append([]Middleware(nil), mws...)
 	return func(next Endpoint) Endpoint {
 		for i := len(mws) - 1; i >= 0; i-- {
 			if mws[i] != nil {
