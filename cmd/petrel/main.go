@@ -7,7 +7,10 @@
 // to DIR/a/b/c, package c), or, without one, in DIR/<base name of the file>.
 // IMPORTPATH is the Go import path of DIR; generated packages use it to
 // import each other. Errors in the IDL are printed as file:line:col: message
-// and make the command exit with status 1.
+// and make the command exit with status 1. Generated files from an earlier
+// run are replaced; a file in the place of one that is not generated (has
+// no "// Code generated ... DO NOT EDIT." line) is the user's, and makes the
+// command fail, naming it, before anything is written.
 //
 // With -service NAME it also writes, in DIR itself, the skeleton of a server
 // of service NAME (package main): main.go, which listens on the address of
@@ -23,6 +26,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/petrel-rpc/petrel/idl/thrift"
@@ -150,6 +154,15 @@ Flags:
 			return 1
 		}
 	}
+	// A file in the way that petrel did not generate is the user's: check
+	// them all before writing any, so that gen writes all or nothing.
+	for _, gf := range files {
+		p := filepath.Join(*out, filepath.FromSlash(gf.Path))
+		if err := checkReplaceable(p); err != nil {
+			fmt.Fprintln(stderr, "petrel gen:", err)
+			return 1
+		}
+	}
 	for _, gf := range files {
 		p := filepath.Join(*out, filepath.FromSlash(gf.Path))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -174,6 +187,33 @@ Flags:
 		}
 	}
 	return 0
+}
+
+// generatedLine matches the line that marks a Go file as generated, which
+// must come before the package clause.
+var generatedLine = regexp.MustCompile(`^// Code generated .* DO NOT EDIT\.$`)
+
+// checkReplaceable returns nil if p does not exist or is a generated Go file
+// (one that says "// Code generated ... DO NOT EDIT." before its package
+// clause), which gen may replace, and otherwise an error naming p.
+func checkReplaceable(p string) error {
+	src, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Split(string(src), "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		if generatedLine.MatchString(line) {
+			return nil
+		}
+		if strings.HasPrefix(line, "package ") {
+			break
+		}
+	}
+	return fmt.Errorf("%s exists and is not generated code (it has no \"// Code generated ... DO NOT EDIT.\" line), so it was left as it is and nothing was written: move it away or choose another -out", p)
 }
 
 // writeNew writes a file that must not exist yet; if it does, it returns an
