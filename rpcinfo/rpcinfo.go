@@ -51,8 +51,11 @@ var pool = sync.Pool{New: func() any { return new(RPCInfo) }}
 func Get() *RPCInfo { return pool.Get().(*RPCInfo) }
 
 // Put clears ri and returns it to the pool; ri must not be used afterwards,
-// nor any context that carries it.
+// nor any context that carries it. Put(nil) does nothing.
 func Put(ri *RPCInfo) {
+	if ri == nil {
+		return
+	}
 	ri.Reset()
 	pool.Put(ri)
 }
