@@ -163,16 +163,9 @@ Flags:
 			return 1
 		}
 	}
-	for _, gf := range files {
-		p := filepath.Join(*out, filepath.FromSlash(gf.Path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			fmt.Fprintln(stderr, "petrel gen:", err)
-			return 1
-		}
-		if err := os.WriteFile(p, gf.Content, 0o644); err != nil {
-			fmt.Fprintln(stderr, "petrel gen:", err)
-			return 1
-		}
+	if err := writeGenerated(*out, files); err != nil {
+		fmt.Fprintln(stderr, "petrel gen:", err)
+		return 1
 	}
 	for _, gf := range scaffold {
 		p := filepath.Join(*out, filepath.FromSlash(gf.Path))
@@ -216,8 +209,56 @@ func checkReplaceable(p string) error {
 	return fmt.Errorf("%s exists and is not generated code (it has no \"// Code generated ... DO NOT EDIT.\" line), so it was left as it is and nothing was written: move it away or choose another -out", p)
 }
 
+// writeGenerated writes files under out, all or none: each goes first to a
+// temporary file beside its place, and only once all are written are they
+// renamed into place, so that a failure (a full disk, say) leaves the files
+// of an earlier run whole and no temporary file behind.
+func writeGenerated(out string, files []gen.File) error {
+	var tmps, dsts []string
+	removeTmps := func(from int) {
+		for _, t := range tmps[from:] {
+			os.Remove(t)
+		}
+	}
+	for _, gf := range files {
+		dst := filepath.Join(out, filepath.FromSlash(gf.Path))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			removeTmps(0)
+			return err
+		}
+		// The name starts with a dot and does not end in .go: the go
+		// command ignores it should it outlive a crash.
+		f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.tmp")
+		if err != nil {
+			removeTmps(0)
+			return fmt.Errorf("writing %s: %w", dst, err)
+		}
+		tmps, dsts = append(tmps, f.Name()), append(dsts, dst)
+		_, err = f.Write(gf.Content)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Chmod(f.Name(), 0o644)
+		}
+		if err != nil {
+			removeTmps(0)
+			return fmt.Errorf("writing %s: %w", dst, err)
+		}
+	}
+	for i := range tmps {
+		if err := os.Rename(tmps[i], dsts[i]); err != nil {
+			removeTmps(i)
+			return err
+		}
+	}
+	return nil
+}
+
 // writeNew writes a file that must not exist yet; if it does, it returns an
-// error satisfying errors.Is(err, os.ErrExist) and changes nothing.
+// error satisfying errors.Is(err, os.ErrExist) and changes nothing. If the
+// file cannot be written whole, it is removed: a later run would leave a
+// half-written file as it is.
 func writeNew(p string, content []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
@@ -226,9 +267,13 @@ func writeNew(p string, content []byte) error {
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(content); err != nil {
-		f.Close()
-		return err
+	_, err = f.Write(content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	return f.Close()
+	if err != nil {
+		os.Remove(p)
+		return fmt.Errorf("writing %s: %w", p, err)
+	}
+	return nil
 }

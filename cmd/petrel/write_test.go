@@ -2,9 +2,14 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -63,5 +68,125 @@ func TestGenKeepsHandWrittenFile(t *testing.T) {
 	}
 	if _, err := os.Stat(first); err == nil {
 		t.Errorf("%s was written although gen failed", first)
+	}
+}
+
+// fsizeEnv, when set, makes the test binary a child that runs with its file
+// size limit (RLIMIT_FSIZE) at that many bytes, which makes a write beyond it
+// fail as a full disk would (Go ignores SIGXFSZ).
+const fsizeEnv = "PETREL_TEST_FSIZE"
+
+// runLimited runs `petrel gen args` (or, with args[0] == "writeNew",
+// writeNew(args[1], args[2] bytes of content)) in a child process whose
+// files may not grow beyond limit bytes, and returns its exit status and
+// output.
+func runLimited(t *testing.T, test string, limit int, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), fsizeEnv+"="+strconv.Itoa(limit), "PETREL_TEST_ARGS="+strings.Join(args, "\n"))
+	outb, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), string(outb)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, string(outb)
+}
+
+// limitedChild does the work of runLimited in the child; it returns false
+// in the parent.
+func limitedChild() bool {
+	limit := os.Getenv(fsizeEnv)
+	if limit == "" {
+		return false
+	}
+	n, _ := strconv.ParseUint(limit, 10, 64)
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &rl); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(3)
+	}
+	rl.Cur = n
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &rl); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(3)
+	}
+	args := strings.Split(os.Getenv("PETREL_TEST_ARGS"), "\n")
+	if args[0] == "writeNew" {
+		size, _ := strconv.Atoi(args[2])
+		if err := writeNew(args[1], bytes.Repeat([]byte("/"), size)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(run(args, os.Stdout, os.Stderr))
+	return true
+}
+
+// TestGenDiskFullKeepsOldFiles checks that a regeneration that cannot
+// write its files (the disk is full) leaves the files of the run before as
+// they were, not truncated, and no stray files behind.
+func TestGenDiskFullKeepsOldFiles(t *testing.T) {
+	if limitedChild() {
+		return
+	}
+	dir := t.TempDir()
+	idl := filepath.Join(dir, "big.thrift")
+	if err := os.WriteFile(idl, bigIDL(40, 4), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	args := []string{"gen", "-out", out, "-module", "example.com/big", idl}
+	var stdout, stderr bytes.Buffer
+	if code := run(args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	files := genFiles(t, out)
+	if len(files) != 1 {
+		t.Fatalf("generated %v, want one file", files)
+	}
+	gofile := filepath.Join(out, filepath.FromSlash(files[0]))
+	before, err := os.ReadFile(gofile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(idl, append(bigIDL(40, 4), "struct Added { 1: i32 x }\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, output := runLimited(t, "TestGenDiskFullKeepsOldFiles", len(before)/2, args...)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (the disk is full); output:\n%s", code, output)
+	}
+	if !strings.Contains(output, "file too large") {
+		t.Errorf("error does not say the write failed:\n%s", output)
+	}
+	if after, _ := os.ReadFile(gofile); !bytes.Equal(after, before) {
+		t.Errorf("%s was changed by the failed run: %d bytes, were %d", gofile, len(after), len(before))
+	}
+	if got := genFiles(t, out); len(got) != 1 {
+		t.Errorf("the failed run left files behind: %v", got)
+	}
+}
+
+// TestWriteNewDiskFull checks that a skeleton file that cannot be written
+// whole is not left half written: the next run would leave it as it is.
+func TestWriteNewDiskFull(t *testing.T) {
+	if limitedChild() {
+		return
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "handler.go")
+	code, output := runLimited(t, "TestWriteNewDiskFull", 1000, "writeNew", p, "5000")
+	if code != 1 || !strings.Contains(output, "file too large") {
+		t.Fatalf("exit %d, want 1 with a write error; output:\n%s", code, output)
+	}
+	if _, err := os.Stat(p); err == nil {
+		t.Errorf("%s was left half written", p)
+	}
+	if got := genFiles(t, dir); len(got) != 0 {
+		t.Errorf("the failed write left files behind: %v", got)
 	}
 }
