@@ -20,6 +20,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Code classifies an RPC error. The set is closed: new codes are added only by
@@ -202,6 +203,9 @@ type thriftStruct interface {
 //   - [Business] for a [*BizStatusError] ([Internal] for a nil one);
 //   - [Canceled] for context.Canceled, [Timeout] for context.DeadlineExceeded
 //     and for any net.Error whose Timeout() is true;
+//   - [Connection] for any other network error: a *net.OpError (a dial,
+//     read or write that failed), net.ErrClosed, or a connection refused,
+//     reset or aborted, or a broken pipe;
 //   - [Application] for a Thrift ApplicationException;
 //   - [Declared] for an IDL-declared exception (any other error that is a
 //     generated Thrift struct);
@@ -234,6 +238,9 @@ func CodeOf(err error) Code {
 	if errors.As(err, &ne) && ne.Timeout() {
 		return Timeout
 	}
+	if isNetworkError(err) {
+		return Connection
+	}
 	var ae applicationException
 	if errors.As(err, &ae) {
 		return Application
@@ -243,6 +250,15 @@ func CodeOf(err error) Code {
 		return Declared
 	}
 	return Internal
+}
+
+// isNetworkError reports whether err is a network failure from the standard
+// library (a middleware's or handler's own connection, passed on as it came).
+func isNetworkError(err error) bool {
+	var oe *net.OpError
+	return errors.As(err, &oe) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE)
 }
 
 // CodeFromMessage recognises the text of an [*Error] in a message a peer
