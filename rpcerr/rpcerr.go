@@ -199,7 +199,8 @@ type thriftStruct interface {
 // CodeOf returns the code of err:
 //   - OK for nil;
 //   - the Code of the first [*Error] in err's chain ([Internal] if that is
-//     a nil *Error);
+//     a nil *Error; for one whose Code is OK, as in &Error{Msg: m}, the
+//     code of its cause, or [Internal] if it has none);
 //   - [Business] for a [*BizStatusError] ([Internal] for a nil one);
 //   - [Canceled] for context.Canceled, [Timeout] for context.DeadlineExceeded
 //     and for any net.Error whose Timeout() is true;
@@ -217,6 +218,13 @@ func CodeOf(err error) Code {
 	var e *Error
 	if errors.As(err, &e) {
 		if e == nil {
+			return Internal
+		}
+		if e.Code == OK {
+			// An *Error built without a code is still an error.
+			if c := CodeOf(e.Cause); c != OK {
+				return c
+			}
 			return Internal
 		}
 		return e.Code
