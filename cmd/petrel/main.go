@@ -127,6 +127,10 @@ Flags:
 		fs.Usage()
 		return 2
 	}
+	if fi, err := os.Stat(*out); err == nil && !fi.IsDir() {
+		fmt.Fprintf(stderr, "petrel gen: -out %s is a file, not a directory\n", *out)
+		return 2
+	}
 	f, err := thrift.ParseFile(fs.Arg(0), thrift.ParseOptions{IncludeDirs: includes})
 	if err != nil {
 		var list thrift.ErrorList

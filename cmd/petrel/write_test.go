@@ -190,3 +190,27 @@ func TestWriteNewDiskFull(t *testing.T) {
 		t.Errorf("the failed write left files behind: %v", got)
 	}
 }
+
+// TestGenOutIsAFile checks that an -out naming a file is reported as such,
+// naming the flag, and that the file is left alone.
+func TestGenOutIsAFile(t *testing.T) {
+	dir := t.TempDir()
+	idl := filepath.Join(dir, "a.thrift")
+	if err := os.WriteFile(idl, []byte("struct A { 1: i32 x }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"gen", "-out", file, "-module", "m", idl}, &stdout, &stderr); code != 2 {
+		t.Fatalf("exit %d, want 2; stderr:\n%s", code, stderr.String())
+	}
+	if want := "-out " + file + " is a file, not a directory"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr does not say %q:\n%s", want, stderr.String())
+	}
+	if got, _ := os.ReadFile(file); string(got) != "mine" {
+		t.Errorf("%s was changed: %q", file, got)
+	}
+}
