@@ -443,7 +443,9 @@ func (c *Client) ioError(ctx context.Context, cs *callState, err error, deadline
 // deadline that was: a middleware's context's (earlier than the call's),
 // the caller's context's, or the one the RPC timeout set. (The context's
 // own timer may not have marked it done yet when the connection's or the
-// call's timer fires at the same deadline.)
+// call's timer fires at the same deadline.) When a context's deadline
+// passed, the error wraps context.DeadlineExceeded, as it does when the
+// context was seen done first.
 func (c *Client) timeoutError(cs *callState, deadline time.Time, addr string) error {
 	msg := "the call of " + cs.ri.Method
 	if addr != "" {
@@ -452,9 +454,9 @@ func (c *Client) timeoutError(cs *callState, deadline time.Time, addr string) er
 	msg += " timed out"
 	switch {
 	case !deadline.IsZero() && deadline.Before(cs.deadline):
-		msg += " (the deadline of a middleware's context)"
+		return rpcerr.Wrap(rpcerr.Timeout, context.DeadlineExceeded, msg+" (the deadline of a middleware's context)")
 	case cs.ctxDeadline:
-		msg += " (the deadline of the caller's context)"
+		return rpcerr.Wrap(rpcerr.Timeout, context.DeadlineExceeded, msg+" (the deadline of the caller's context)")
 	case cs.ri.Timeout > 0:
 		msg += " (RPC timeout " + cs.ri.Timeout.String() + ")"
 	}

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +45,9 @@ func TestTimeoutErrorSaysWhichDeadline(t *testing.T) {
 				check(err, "context")
 				if strings.Contains(err.Error(), "RPC timeout") {
 					t.Fatalf("a call ended by its context's deadline after 20ms says %q", err)
+				}
+				if !errors.Is(err, context.DeadlineExceeded) {
+					t.Fatalf("a call ended by its context's deadline: errors.Is(%q, context.DeadlineExceeded) is false", err)
 				}
 			}
 			_, err := echo(context.Background(), c, &echoArgs{SleepMs: 200}, client.WithCallTimeout(20*time.Millisecond))
