@@ -355,17 +355,32 @@ func (b *LinkBuffer) Book(min int, iov [][]byte) [][]byte {
 }
 
 // BookAck records that n bytes were written into the segments of the last
-// Book, in order. They become readable at the next Flush.
-func (b *LinkBuffer) BookAck(n int) {
+// Book, in order. They become readable at the next Flush. A negative n, or one
+// above the room the last Book handed out, is an error and records nothing.
+func (b *LinkBuffer) BookAck(n int) error {
 	if n <= 0 {
-		return
+		if n < 0 {
+			return negative("BookAck", n)
+		}
+		return nil
+	}
+	room := 0
+	t := b.write
+	if t != nil && !t.readonly {
+		room = len(t.buf) - t.w
+	}
+	if n > room && (b.spare == nil || n-room > len(b.spare.buf)) {
+		booked := room
+		if b.spare != nil {
+			booked += len(b.spare.buf)
+		}
+		return fmt.Errorf("buf: BookAck(%d) with %d bytes booked", n, booked)
 	}
 	b.unflushed += n
-	if t := b.write; t != nil && !t.readonly && t.w < len(t.buf) {
-		room := len(t.buf) - t.w
+	if room > 0 {
 		if n <= room {
 			t.w += n
-			return
+			return nil
 		}
 		t.w = len(t.buf)
 		n -= room
@@ -384,9 +399,10 @@ func (b *LinkBuffer) BookAck(n int) {
 	if w := b.write; w != nil && b.flush == w && w.w == int(w.end.Load()) {
 		w.next.Store(s)
 		b.write, b.flush = s, s
-		return
+		return nil
 	}
 	b.link(s)
+	return nil
 }
 
 // ---------------------------------------------------------------- reader side
