@@ -58,18 +58,3 @@ func LongPoolSweeps(c *Client) int64 {
 	}
 	return 0
 }
-
-// MuxInFlight returns the number of calls the multiplexed connections
-// count in flight (registered, reply not yet come).
-func MuxInFlight(c *Client) int {
-	if c.mux == nil {
-		return 0
-	}
-	c.mux.mu.RLock()
-	defer c.mux.mu.RUnlock()
-	n := 0
-	for mc := range c.mux.live {
-		n += int(mc.inflight.Load())
-	}
-	return n
-}

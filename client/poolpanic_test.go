@@ -118,7 +118,7 @@ func TestCodecPanicLeavesMuxUsable(t *testing.T) {
 	case <-timer.C:
 		t.Fatal("a call after a codec panic on the multiplexed connection did not end within 5s (its RPC timeout is 2s): the write lock was never released")
 	}
-	if n := client.MuxInFlight(c); n != 0 {
+	if n := client.MuxPending(c); n != 0 {
 		t.Fatalf("after the calls ended the multiplexed connection counts %d calls in flight, want 0", n)
 	}
 }

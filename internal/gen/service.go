@@ -72,21 +72,11 @@ func (g *generator) serviceMethods(svc *thrift.Service) []*thrift.Function {
 	if m, ok := g.methods[svc]; ok {
 		return m
 	}
-	// The services from svc up to the first whose list is known, or the
-	// root (or, in a cycle, which the checker refuses, the first repeat).
-	var chain []*thrift.Service
-	onChain := map[*thrift.Service]bool{}
-	for s := svc; s != nil && !onChain[s]; s = s.Base {
-		if _, ok := g.methods[s]; ok {
-			break
-		}
-		onChain[s] = true
-		chain = append(chain, s)
-	}
+	chain, baseDone := unknownChain(svc, func(s *thrift.Service) bool { _, ok := g.methods[s]; return ok })
 	for i := len(chain) - 1; i >= 0; i-- {
 		s := chain[i]
 		var inherited []*thrift.Function
-		if s.Base != nil && (i+1 < len(chain) && s.Base == chain[i+1] || !onChain[s.Base]) {
+		if baseDone(i) {
 			inherited = g.methods[s.Base]
 		}
 		out := make([]*thrift.Function, 0, len(s.Functions)+len(inherited))
@@ -153,24 +143,37 @@ func (g *generator) methodCount(svc *thrift.Service, limit int) int {
 	if n, ok := g.methodCounts[svc]; ok {
 		return n
 	}
-	var chain []*thrift.Service
-	onChain := map[*thrift.Service]bool{}
-	for s := svc; s != nil && !onChain[s]; s = s.Base {
-		if _, ok := g.methodCounts[s]; ok {
-			break
-		}
-		onChain[s] = true
-		chain = append(chain, s)
-	}
+	chain, baseDone := unknownChain(svc, func(s *thrift.Service) bool { _, ok := g.methodCounts[s]; return ok })
 	for i := len(chain) - 1; i >= 0; i-- {
 		s := chain[i]
 		n := len(s.Functions)
-		if s.Base != nil && (i+1 < len(chain) && s.Base == chain[i+1] || !onChain[s.Base]) {
+		if baseDone(i) {
 			n += g.methodCounts[s.Base]
 		}
 		g.methodCounts[s] = min(n, limit)
 	}
 	return g.methodCounts[svc]
+}
+
+// unknownChain returns the services from svc up its extends chain to the
+// first that known reports (not included) or the root (or, in a cycle,
+// which the checker refuses, the first repeat), to be worked out from the
+// last back to svc; baseDone(i) reports whether chain[i] has a base whose
+// result is known by the time chain[i] is worked out (a base further up the
+// chain, or one known before).
+func unknownChain(svc *thrift.Service, known func(*thrift.Service) bool) (chain []*thrift.Service, baseDone func(i int) bool) {
+	onChain := map[*thrift.Service]bool{}
+	for s := svc; s != nil && !onChain[s]; s = s.Base {
+		if known(s) {
+			break
+		}
+		onChain[s] = true
+		chain = append(chain, s)
+	}
+	return chain, func(i int) bool {
+		b := chain[i].Base
+		return b != nil && (i+1 < len(chain) && b == chain[i+1] || !onChain[b])
+	}
 }
 
 // extendsChain describes the services svc extends: "C extends B extends A",
