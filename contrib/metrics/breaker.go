@@ -21,7 +21,7 @@ func (m *Metrics) WatchBreaker(name string, b *circuitbreak.Breaker) error {
 	if b == nil {
 		return fmt.Errorf("metrics: WatchBreaker(%q): the breaker is nil", name)
 	}
-	return m.reg.Register(m.breakerCollector(name, func(fn func(string, *circuitbreak.Breaker) bool) { fn("", b) }))
+	return m.register("WatchBreaker", name, m.breakerCollector(name, func(fn func(string, *circuitbreak.Breaker) bool) { fn("", b) }))
 }
 
 // WatchBreakerGroup exports every breaker of g, as WatchBreaker does, with
@@ -35,7 +35,7 @@ func (m *Metrics) WatchBreakerGroup(name string, g *circuitbreak.Group) error {
 	if g == nil {
 		return fmt.Errorf("metrics: WatchBreakerGroup(%q): the group is nil", name)
 	}
-	return m.reg.Register(m.breakerCollector(name, g.Range))
+	return m.register("WatchBreakerGroup", name, m.breakerCollector(name, g.Range))
 }
 
 // BreakerTransitions returns a circuitbreak.Config.OnStateChange hook that

@@ -137,18 +137,37 @@ func New(cfg Config) (*Metrics, error) {
 			Help: "Circuit breaker state changes, by breaker (or group) name and states.",
 		}, []string{"breaker", "from", "to"}),
 	}
-	all := []prometheus.Collector{m.requests, m.latency, m.inFlight, m.reqBytes, m.respBytes, m.moves}
+	all := []struct {
+		c    prometheus.Collector
+		name string
+	}{
+		{m.requests, "requests_total"}, {m.latency, "request_duration_seconds"},
+		{m.inFlight, "in_flight_requests"}, {m.reqBytes, "request_bytes_total"},
+		{m.respBytes, "response_bytes_total"}, {m.moves, "breaker_transitions_total"},
+	}
 	for i, c := range all {
-		if err := cfg.Registerer.Register(c); err != nil {
+		if err := cfg.Registerer.Register(c.c); err != nil {
 			// Take back those registered, so that a New after the
 			// conflict is resolved can register them.
 			for _, r := range all[:i] {
-				cfg.Registerer.Unregister(r)
+				cfg.Registerer.Unregister(r.c)
 			}
-			return nil, err
+			name := prometheus.BuildFQName(cfg.Namespace, "", c.name)
+			if errors.As(err, new(prometheus.AlreadyRegisteredError)) {
+				return nil, fmt.Errorf("metrics: registering %s: %w (one Metrics serves every client and server of a registry; for another set, set Config.Namespace or Config.Registerer)", name, err)
+			}
+			return nil, fmt.Errorf("metrics: registering %s: %w", name, err)
 		}
 	}
 	return m, nil
+}
+
+// register registers a watch's collector c, its error naming the watch.
+func (m *Metrics) register(watch, name string, c prometheus.Collector) error {
+	if err := m.reg.Register(c); err != nil {
+		return fmt.Errorf("metrics: %s(%q): %w", watch, name, err)
+	}
+	return nil
 }
 
 // ClientTracer returns the tracer to pass to client.WithTracer.
@@ -213,7 +232,7 @@ func (m *Metrics) WatchServer(name string, s *server.Server) error {
 		rejected: prometheus.NewDesc(prometheus.BuildFQName(m.ns, "server", "rejected_total"),
 			"Connections and requests the server rejected, by limit.", []string{"limit"}, prometheus.Labels{"server": name}),
 	}
-	return m.reg.Register(c)
+	return m.register("WatchServer", name, c)
 }
 
 type serverCollector struct {

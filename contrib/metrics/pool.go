@@ -25,7 +25,7 @@ func (m *Metrics) WatchPool(name string, c PoolReporter) error {
 		return fmt.Errorf("metrics: WatchPool(%q): the client is nil", name)
 	}
 	labels := prometheus.Labels{"client": name}
-	return m.reg.Register(&poolCollector{c: c,
+	return m.register("WatchPool", name, &poolCollector{c: c,
 		conns: prometheus.NewDesc(prometheus.BuildFQName(m.ns, "client", "pool_connections"),
 			"Connections of the client's pool: open (idle, in use or multiplexed) and, of those, idle.", []string{"state"}, labels),
 		addrs: prometheus.NewDesc(prometheus.BuildFQName(m.ns, "client", "pool_addresses"),
