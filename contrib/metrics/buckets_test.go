@@ -22,3 +22,12 @@ func TestNewRefusesNaNBucket(t *testing.T) {
 		}
 	}
 }
+
+// TestNewNamesUnorderedBucket: buckets out of order are refused with an
+// error naming the two bounds and their places.
+func TestNewNamesUnorderedBucket(t *testing.T) {
+	_, err := metrics.New(metrics.Config{Registerer: prometheus.NewRegistry(), Buckets: []float64{0.1, 0.5, 0.25, 1}})
+	if err == nil || !strings.Contains(err.Error(), "Buckets[2] (0.25)") || !strings.Contains(err.Error(), "Buckets[1] (0.5)") {
+		t.Errorf("Buckets 0.1, 0.5, 0.25, 1: %v, want an error naming Buckets[2] (0.25) and Buckets[1] (0.5)", err)
+	}
+}

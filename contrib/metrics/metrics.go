@@ -72,7 +72,7 @@ func (c *Config) Validate() error {
 	}
 	for i := 1; i < len(c.Buckets); i++ {
 		if c.Buckets[i] <= c.Buckets[i-1] {
-			return errors.New("metrics: Config.Buckets must be increasing")
+			return fmt.Errorf("metrics: Config.Buckets must be increasing: Buckets[%d] (%v) is not above Buckets[%d] (%v)", i, c.Buckets[i], i-1, c.Buckets[i-1])
 		}
 	}
 	return nil
