@@ -290,6 +290,9 @@ func (b *LinkBuffer) Append(w Writer) error {
 	if !ok {
 		return fmt.Errorf("buf: Append of %T; want *LinkBuffer", w)
 	}
+	if o == nil {
+		return errors.New("buf: Append of a nil *LinkBuffer")
+	}
 	if o == b {
 		return errors.New("buf: Append of a buffer to itself")
 	}
