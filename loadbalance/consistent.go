@@ -70,10 +70,7 @@ func NewConsistentHash(cfg ConsistentHashConfig) (*ConsistentHash, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.VirtualNodes == 0 {
-		cfg.VirtualNodes = DefaultVirtualNodes
-	}
-	return &ConsistentHash{vnodes: cfg.VirtualNodes}, nil
+	return &ConsistentHash{vnodes: cfg.VirtualNodes}, nil // Update gives 0 its default
 }
 
 // Update rebuilds the ring.
@@ -92,7 +89,7 @@ func (b *ConsistentHash) Update(instances []discovery.Instance) {
 	// weight alone (else a change of the others would resize it and move
 	// keys between instances that stay), within the ring's bound.
 	vnodes := b.vnodes
-	if vnodes <= 0 { // made without NewConsistentHash
+	if vnodes <= 0 { // the config's default, or made without NewConsistentHash
 		vnodes = DefaultVirtualNodes
 	}
 	perWeight := float64(vnodes) / discovery.DefaultWeight

@@ -84,22 +84,15 @@ func NewP2C(cfg P2CConfig) (*P2C, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	def := DefaultP2CConfig()
-	if cfg.ErrorPenalty == 0 {
-		cfg.ErrorPenalty = def.ErrorPenalty
-	}
-	if cfg.HalfLife == 0 {
-		cfg.HalfLife = def.HalfLife
-	}
-	return &P2C{cfg: cfg}, nil
+	return &P2C{cfg: cfg}, nil // Update gives zero fields their defaults
 }
 
 // Update replaces the instances, keeping the load of those that stay. An
 // address listed twice has one load and two chances to be drawn.
 func (b *P2C) Update(instances []discovery.Instance) {
 	old := b.state.Load()
-	// A P2C made without NewP2C has a zero cfg: it takes the defaults (a
-	// half-life of 0 would divide by zero in decayed).
+	// Zero fields (from the config or a P2C made without NewP2C) take the
+	// defaults: a half-life of 0 would divide by zero in decayed.
 	cfg, def := b.cfg, DefaultP2CConfig()
 	if cfg.HalfLife <= 0 {
 		cfg.HalfLife = def.HalfLife
