@@ -340,11 +340,7 @@ func (mc *muxConn) send(ctx context.Context, h *transport.Header, method string,
 		}
 	}
 	w := mc.conn.Writer()
-	before := w.MallocLen()
-	if err = mc.writeFrame(w, before, h, method, typ, seq, args, call); err != nil {
-		// Drop the partial frame; the frames of others stay, and this
-		// caller may be the one to flush them.
-		w.MallocAck(before)
+	if err = mc.writeFrame(w, h, method, typ, seq, args, call); err != nil {
 		err = notSent(rpcerr.Wrap(rpcerr.Protocol, err, "encoding the request of "+method))
 	} else {
 		mc.sends.Add(1)
@@ -361,9 +357,44 @@ func (mc *muxConn) send(ctx context.Context, h *transport.Header, method string,
 			runtime.Gosched()
 		}
 	}
+	if ferr := mc.endWrite(w, typ); ferr != nil && err == nil {
+		err = rpcerr.Wrap(rpcerr.Connection, ferr, "writing the request of "+method+" to "+mc.addr)
+	}
+	return gen, err
+}
+
+// writeFrame writes one request frame; the caller holds wmu. A frame that
+// fails to encode is dropped; the frames of others stay, and this caller
+// may be the one to flush them. Should args' codec panic (a hand-written
+// codec's bug) or call runtime.Goexit, the partial frame is dropped too,
+// the write ends (endWrite) and call is unregistered (if it was: a oneway
+// call is not) before the panic goes on to the caller: otherwise every
+// later call on the connection would wait for wmu forever.
+func (mc *muxConn) writeFrame(w buf.Writer, h *transport.Header, method string, typ thrift.MessageType, seq int32, args thrift.FastCodec, call *muxCall) error {
+	before := w.MallocLen()
+	written := false
+	defer func() {
+		if written {
+			return
+		}
+		w.MallocAck(before)
+		mc.endWrite(w, typ)
+		mc.unregister(call)
+	}()
+	err := transport.WriteMessage(w, transport.TTHeader, h, method, typ, seq, args)
+	written = true
+	if err != nil {
+		w.MallocAck(before)
+	}
+	return err
+}
+
+// endWrite ends a writer's hold of wmu: it flushes what is written unless
+// a committed writer will (a oneway caller flushes its own frame in any
+// case), then releases wmu, and returns the flush's error.
+func (mc *muxConn) endWrite(w buf.Writer, typ thrift.MessageType) error {
+	var err error
 	if w.MallocLen() > 0 {
-		// Flush unless a committed writer will (a oneway caller flushes
-		// its own frame in any case).
 		flush := typ == thrift.ONEWAY
 		if flush {
 			mc.wq.Add(muxFlushing)
@@ -371,36 +402,10 @@ func (mc *muxConn) send(ctx context.Context, h *transport.Header, method string,
 			flush = mc.wq.CompareAndSwap(0, muxFlushing)
 		}
 		if flush {
-			if ferr := mc.flushLocked(); ferr != nil && err == nil {
-				err = rpcerr.Wrap(rpcerr.Connection, ferr, "writing the request of "+method+" to "+mc.addr)
-			}
+			err = mc.flushLocked()
 		}
 	}
 	mc.wmu.Unlock()
-	return gen, err
-}
-
-// writeFrame writes one request frame; the caller holds wmu. Should args'
-// codec panic (a hand-written codec's bug) or call runtime.Goexit, the
-// partial frame is dropped, the frames of others are flushed if no other
-// writer is committed to it, wmu is released and call unregistered (if it
-// was: a oneway call is not), and the panic goes on to the caller:
-// otherwise every later call on the connection would wait for wmu forever.
-func (mc *muxConn) writeFrame(w buf.Writer, before int, h *transport.Header, method string, typ thrift.MessageType, seq int32, args thrift.FastCodec, call *muxCall) error {
-	written := false
-	defer func() {
-		if written {
-			return
-		}
-		w.MallocAck(before)
-		if w.MallocLen() > 0 && mc.wq.CompareAndSwap(0, muxFlushing) {
-			mc.flushLocked()
-		}
-		mc.wmu.Unlock()
-		mc.unregister(call)
-	}()
-	err := transport.WriteMessage(w, transport.TTHeader, h, method, typ, seq, args)
-	written = true
 	return err
 }
 
