@@ -283,16 +283,21 @@ func reaches(s *thrift.Struct, cache map[*thrift.Struct]bool, leaf func(*thrift.
 	w := typeWalk{cache: cache, leaf: leaf, seen: map[any]bool{}}
 	v := w.structReaches(s)
 	if !v {
-		// The walk ended without finding one, so it saw everything
-		// reachable from s, and so from each struct it passed through.
-		for x := range w.seen {
-			if st, ok := x.(*thrift.Struct); ok {
-				cache[st] = false
-			}
-		}
+		w.keepNo()
 	}
 	cache[s] = v
 	return v
+}
+
+// keepNo records, after a walk that found no leaf, that no struct it saw
+// reaches one: the walk saw everything reachable from its start, and so
+// from each struct it passed through.
+func (w *typeWalk) keepNo() {
+	for x := range w.seen {
+		if st, ok := x.(*thrift.Struct); ok {
+			w.cache[st] = false
+		}
+	}
 }
 
 // typeWalk is one walk of reaches.

@@ -25,12 +25,7 @@ func (g *generator) typeHasUnions(t *thrift.Type) bool {
 	w := typeWalk{cache: g.unionish, leaf: isUnion, seen: map[any]bool{}}
 	v := w.typeReaches(t)
 	if !v {
-		// As in reaches: the walk saw everything reachable from t.
-		for x := range w.seen {
-			if st, ok := x.(*thrift.Struct); ok {
-				g.unionish[st] = false
-			}
-		}
+		w.keepNo()
 	}
 	g.typeUnionish[t] = v
 	return v
