@@ -100,6 +100,11 @@ type Tracer interface {
 // entries are skipped; Chain of none (or only nils) returns nil, so that
 // passing its result to WithTracer sets no tracer.
 //
+// Each tracer's Start gets the context the one before it returned, and its
+// Finish gets the context its own Start returned (not the last tracer's),
+// so that tracers keeping their state under the same context key (two
+// OpenTelemetry tracers: the current span) each find their own.
+//
 // Each tracer gets one Finish for each Start that returned, so that an
 // in-flight gauge kept by one of them stays right when another panics:
 //   - If a tracer's Start panics, the tracers before it are finished at once
@@ -113,6 +118,9 @@ type Tracer interface {
 // The chain's Finish must be given the context its Start returned (or one
 // derived from it), as the client and server do: it finishes the tracers
 // only if Start went through to the end.
+//
+// Cost: a chain's Start allocates one context (112 bytes) holding the
+// contexts of up to four tracers, and a slice for them when there are more.
 func Chain(ts ...Tracer) Tracer {
 	list := make([]Tracer, 0, len(ts))
 	for _, t := range ts {
@@ -131,16 +139,40 @@ func Chain(ts ...Tracer) Tracer {
 
 type chain struct{ list []Tracer }
 
-// startedKey marks the context the chain's Start returned after every
-// tracer's Start returned.
+// startedKey is the key under which a chainCtx made by the chain c finds
+// itself.
 type startedKey struct{ c *chain }
+
+// chainCtx is the context a chain's Start returns: the last tracer's
+// context, which also keeps what each tracer's Start returned for its
+// Finish.
+type chainCtx struct {
+	context.Context // the last tracer's; nil until every Start returned
+	c               *chain
+	ctxs            []context.Context // ctxs[i]: what c.list[i].Start returned (or was given, for nil)
+	buf             [4]context.Context
+}
+
+// Value returns the chainCtx itself for its startedKey, else what the last
+// tracer's context holds.
+func (x *chainCtx) Value(key any) any {
+	if k, ok := key.(startedKey); ok && k.c == x.c {
+		return x
+	}
+	return x.Context.Value(key)
+}
 
 // Start passes each tracer the context the previous one returned; a nil
 // one stands for the context it was given, as the client and server take
 // it.
 func (c *chain) Start(ctx context.Context) context.Context {
-	i := 0
+	x := &chainCtx{c: c}
+	x.ctxs = x.buf[:0]
+	if len(c.list) > len(x.buf) {
+		x.ctxs = make([]context.Context, 0, len(c.list))
+	}
 	defer func() {
+		i := len(x.ctxs)
 		if i == len(c.list) {
 			return
 		}
@@ -151,39 +183,45 @@ func (c *chain) Start(ctx context.Context) context.Context {
 		if r == nil {
 			st.Error = fmt.Errorf("stats: the call ended in the Start of tracer %d of %d of a Chain (%T): it called runtime.Goexit", i+1, len(c.list), c.list[i])
 		}
-		c.finish(i-1, ctx, st)
+		c.finish(i-1, x, st)
 		if r != nil {
 			panic(r)
 		}
 	}()
-	for ; i < len(c.list); i++ {
-		if next := c.list[i].Start(ctx); next != nil {
+	for _, t := range c.list {
+		if next := t.Start(ctx); next != nil {
 			ctx = next
 		}
+		x.ctxs = append(x.ctxs, ctx)
 	}
-	return context.WithValue(ctx, startedKey{c}, true)
+	x.Context = ctx
+	return x
 }
 
 // Finish calls each tracer's Finish, last one first, if ctx comes from a
 // Start that went through; after a Start that panicked the tracers it
 // started were finished already.
 func (c *chain) Finish(ctx context.Context, st *Stats) {
-	if ctx == nil || ctx.Value(startedKey{c}) == nil {
+	if ctx == nil {
 		return
 	}
-	c.finish(len(c.list)-1, ctx, st)
+	x, _ := ctx.Value(startedKey{c}).(*chainCtx)
+	if x == nil {
+		return
+	}
+	c.finish(len(c.list)-1, x, st)
 }
 
-// finish calls Finish of c.list[i] down to c.list[0]. If one panics (or
-// ends the goroutine), those before it still get their Finish, then the
-// panic goes on.
-func (c *chain) finish(i int, ctx context.Context, st *Stats) {
+// finish calls Finish of c.list[i] down to c.list[0], each with the
+// context its Start returned. If one panics (or ends the goroutine), those
+// before it still get their Finish, then the panic goes on.
+func (c *chain) finish(i int, x *chainCtx, st *Stats) {
 	defer func() {
 		if i >= 0 { // c.list[i].Finish did not return
-			c.finish(i-1, ctx, st)
+			c.finish(i-1, x, st)
 		}
 	}()
 	for ; i >= 0; i-- {
-		c.list[i].Finish(ctx, st)
+		c.list[i].Finish(x.ctxs[i], st)
 	}
 }

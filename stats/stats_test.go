@@ -23,9 +23,15 @@ func (r recorder) Start(ctx context.Context) context.Context {
 	return context.WithValue(ctx, key(r.name), true)
 }
 
+// Finish logs which of the marks "a" and "b" its context holds.
 func (r recorder) Finish(ctx context.Context, st *stats.Stats) {
-	seen := ctx.Value(key("a")) != nil && ctx.Value(key("b")) != nil
-	*r.log = append(*r.log, fmt.Sprintf("finish %s %v %v", r.name, seen, st.Error))
+	seen := ""
+	for _, k := range []key{"a", "b"} {
+		if ctx.Value(k) != nil {
+			seen += string(k)
+		}
+	}
+	*r.log = append(*r.log, fmt.Sprintf("finish %s %s %v", r.name, seen, st.Error))
 }
 
 func TestChain(t *testing.T) {
@@ -40,7 +46,9 @@ func TestChain(t *testing.T) {
 	tr := stats.Chain(a, nil, recorder{"b", &log})
 	ctx := tr.Start(context.Background())
 	tr.Finish(ctx, &stats.Stats{Error: errors.New("x")})
-	want := []string{"start a", "start b", "finish b true x", "finish a true x"}
+	// Each Finish gets the context its own Start returned: b's holds both
+	// marks, a's only its own.
+	want := []string{"start a", "start b", "finish b ab x", "finish a a x"}
 	if fmt.Sprint(log) != fmt.Sprint(want) {
 		t.Fatalf("log %q, want %q", log, want)
 	}
@@ -82,7 +90,7 @@ func TestChainStartNil(t *testing.T) {
 		t.Fatal("the chain's context lost a value set before or by a tracer")
 	}
 	tr.Finish(ctx, &stats.Stats{})
-	if want := []string{"start a", "finish a true <nil>"}; fmt.Sprint(log) != fmt.Sprint(want) {
+	if want := []string{"start a", "finish a ab <nil>"}; fmt.Sprint(log) != fmt.Sprint(want) {
 		t.Fatalf("log %q, want %q", log, want)
 	}
 }
@@ -154,5 +162,80 @@ func TestChainPanicKeepsGauges(t *testing.T) {
 	}
 	if n != 0 {
 		t.Errorf("in-flight gauge %d after a panic in Finish, want 0", n)
+	}
+}
+
+// spanKey is one key for every spanner, as OpenTelemetry has one key for
+// the current span whatever tracer put it there.
+type spanKey struct{}
+
+// spanner puts its own span under spanKey in Start and checks in Finish
+// that it gets back the context its Start returned, as a span-ending tracer
+// needs to end its own span.
+type spanner struct {
+	name string
+	got  *[]string
+}
+
+func (s spanner) Start(ctx context.Context) context.Context {
+	return context.WithValue(ctx, spanKey{}, s.name)
+}
+
+func (s spanner) Finish(ctx context.Context, st *stats.Stats) {
+	*s.got = append(*s.got, fmt.Sprintf("%s ends %v", s.name, ctx.Value(spanKey{})))
+}
+
+// TestChainFinishOwnContext: each tracer of a Chain gets in Finish the
+// context its own Start returned, not the last tracer's, also when the
+// chain finishes after a panic in Start and when chains are nested.
+func TestChainFinishOwnContext(t *testing.T) {
+	var got []string
+	a, b, c := spanner{"a", &got}, spanner{"b", &got}, spanner{"c", &got}
+	tr := stats.Chain(a, b, c)
+	ctx := tr.Start(context.Background())
+	if v := ctx.Value(spanKey{}); v != "c" {
+		t.Fatalf("the chain's context has span %v, want c (the last tracer's)", v)
+	}
+	tr.Finish(ctx, &stats.Stats{})
+	if want := []string{"c ends c", "b ends b", "a ends a"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("Finish saw %q, want %q", got, want)
+	}
+
+	got = nil
+	tr = stats.Chain(a, b, buggy{true})
+	if r := panics(func() { tr.Start(context.Background()) }); r != "tracer bug in Start" {
+		t.Fatalf("Start panicked with %v, want the tracer's panic", r)
+	}
+	if want := []string{"b ends b", "a ends a"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("after a panic in Start, Finish saw %q, want %q", got, want)
+	}
+
+	got = nil
+	tr = stats.Chain(stats.Chain(a, b), c, stats.Chain(spanner{"d", &got}, spanner{"e", &got}))
+	tr.Finish(tr.Start(context.Background()), &stats.Stats{})
+	if want := []string{"e ends e", "d ends d", "c ends c", "b ends b", "a ends a"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("nested chains: Finish saw %q, want %q", got, want)
+	}
+}
+
+// TestChainAllocs: a chain's Start and Finish allocate one context for up
+// to four tracers, and a slice more for more.
+func TestChainAllocs(t *testing.T) {
+	n := 0
+	g := gauge{&n}
+	ctx := context.Background()
+	st := &stats.Stats{}
+	for _, tc := range []struct {
+		tr   stats.Tracer
+		want float64
+	}{
+		{stats.Chain(g, g), 1},
+		{stats.Chain(g, g, g, g), 1},
+		{stats.Chain(g, g, g, g, g), 2},
+	} {
+		allocs := testing.AllocsPerRun(100, func() { tc.tr.Finish(tc.tr.Start(ctx), st) })
+		if allocs != tc.want {
+			t.Errorf("%T: %v allocations a call, want %v", tc.tr, allocs, tc.want)
+		}
 	}
 }
