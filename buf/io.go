@@ -62,10 +62,12 @@ func (b *LinkBuffer) WriteTo(w io.Writer) (int64, error) {
 }
 
 // ReadFrom implements io.ReaderFrom: it reads from r into the buffer until EOF,
-// flushing as it goes.
+// flushing as it goes. A reader that returns no bytes and no error
+// maxEmptyReads times in a row ends it with io.ErrNoProgress, as bufio does.
 func (b *LinkBuffer) ReadFrom(r io.Reader) (int64, error) {
 	var total int64
 	var iov [][]byte
+	empty := 0
 	for {
 		iov = b.Book(minBookSize, iov[:0])
 		// The first segment is filled first, as BookAck expects.
@@ -77,6 +79,11 @@ func (b *LinkBuffer) ReadFrom(r io.Reader) (int64, error) {
 			b.BookAck(n)
 			b.Flush()
 			total += int64(n)
+			empty = 0
+		} else if err == nil {
+			if empty++; empty == maxEmptyReads {
+				return total, io.ErrNoProgress
+			}
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
@@ -86,6 +93,9 @@ func (b *LinkBuffer) ReadFrom(r io.Reader) (int64, error) {
 		}
 	}
 }
+
+// maxEmptyReads is how many (0, nil) reads in a row ReadFrom takes.
+const maxEmptyReads = 100
 
 // Bytes returns a copy of the readable bytes without consuming them.
 func (b *LinkBuffer) Bytes() []byte {

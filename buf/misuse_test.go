@@ -1,11 +1,13 @@
 package buf_test
 
 import (
+	"errors"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/petrel-rpc/petrel/buf"
 )
@@ -127,5 +129,47 @@ func TestWriteToBrokenWriter(t *testing.T) {
 	n, err := b.WriteTo(w)
 	if err == nil || n > int64(len(w.got)) {
 		t.Fatalf("WriteTo of a writer claiming len(p)+1 = %d, %v (it took %d bytes); want an error and a count it took", n, err, len(w.got))
+	}
+}
+
+// stuckReader returns data once, then (0, nil) forever.
+type stuckReader struct{ calls int }
+
+func (r *stuckReader) Read(p []byte) (int, error) {
+	r.calls++
+	if r.calls == 1 {
+		return copy(p, "abc"), nil
+	}
+	return 0, nil
+}
+
+// TestReadFromNoProgress: a reader that keeps returning (0, nil) must end
+// ReadFrom with io.ErrNoProgress (as bufio does), keeping what it read
+// before, instead of looping for ever.
+func TestReadFromNoProgress(t *testing.T) {
+	b := buf.NewLinkBuffer()
+	defer b.Reset()
+	r := &stuckReader{}
+	done := make(chan struct{})
+	var (
+		n   int64
+		err error
+	)
+	go func() {
+		defer close(done)
+		n, err = b.ReadFrom(r)
+	}()
+	timer := time.NewTimer(2 * time.Second)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+		t.Fatal("ReadFrom of a reader returning (0, nil) for ever did not return within 2s")
+	}
+	if !errors.Is(err, io.ErrNoProgress) || n != 3 || b.Len() != 3 {
+		t.Fatalf("ReadFrom = %d, %v, Len %d; want 3, io.ErrNoProgress, 3", n, err, b.Len())
+	}
+	if r.calls > 200 {
+		t.Fatalf("ReadFrom called Read %d times before giving up", r.calls)
 	}
 }
