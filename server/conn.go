@@ -481,6 +481,9 @@ func (c *call) serve(flush bool) {
 		if !c.oneway {
 			c.writeReply(result, err, flush || err == errGoexit)
 		}
+		if err == errGoexit && !flush {
+			c.cs.answerUnserved(c.m.info.Name, c.seq)
+		}
 	}()
 	err = c.invoke(ctx, result)
 }
@@ -488,6 +491,54 @@ func (c *call) serve(flush bool) {
 // errGoexit answers a call whose handler called runtime.Goexit. The reply
 // is flushed at once: the goroutine that would flush it later is ending.
 var errGoexit error = rpcerr.New(rpcerr.Internal, "server: the handler called runtime.Goexit")
+
+// answerUnserved is called on a Framed or Buffered connection's reader
+// when the handler of the request name (seq) has called runtime.Goexit,
+// which ends the reader, and netpoll closes the connection when it has.
+// The requests read with that one, waiting in the input, cannot be served
+// any more: each is answered with an INTERNAL_ERROR saying so (oneway ones
+// excepted), so that no client waits for a reply that never comes; a
+// request not arrived whole is not answered. The replies queued are
+// flushed. It never waits for input.
+func (cs *connState) answerUnserved(name string, seq int32) {
+	s := cs.s
+	r := cs.rd.Reader
+	if n := r.Len(); n > 0 {
+		if b, err := r.Peek(n); err == nil {
+			// Read from a copy of what has arrived, which ends where the
+			// input does instead of waiting for more.
+			in := buf.NewLinkBufferFrom(b)
+			msg := fmt.Sprintf("server: not served: the handler of %s (seq %d), read before it on this connection, called runtime.Goexit, which ends the connection", name, seq)
+			for in.Len() > 0 {
+				c := getCall()
+				c.s, c.cs = s, cs
+				mname, typ, mseq, _, err := transport.ReadMessage(in, cs.proto, s.cfg.maxMsgSize, &c.hdr)
+				if err != nil {
+					putCall(c)
+					break
+				}
+				s.stats.requests.Add(1)
+				c.seq, c.payload = mseq, c.hdr.PayloadProtocol
+				m := s.lookup(mname, c.hdr.StrInfo[transport.StrKeyIDLService], c.hdr.IntInfo[transport.KeyToService])
+				if typ == thrift.ONEWAY || (m != nil && m.info.Oneway) {
+					putCall(c)
+					continue
+				}
+				reply := string([]byte(mname)) // copy: mname aliases the input
+				if m != nil {
+					reply = m.info.Name
+				} else if i := strings.IndexByte(reply, ':'); i >= 0 {
+					reply = reply[i+1:] // as handle answers a multiplexed name
+				}
+				if c.rejectAndFree(reply, thrift.ExceptionInternalError, msg, true) != nil {
+					break
+				}
+			}
+			in.Release()
+		}
+	}
+	cs.flushQueued()
+}
 
 // free gives back what serve used and ends the call.
 func (c *call) free(result thrift.FastCodec) {

@@ -47,6 +47,9 @@ func (c *call) serveTraced(cctx *callCtx, result thrift.FastCodec, flush bool) {
 			c.writeReply(result, err, flush || err == errGoexit)
 			st.Send = time.Now()
 		}
+		if err == errGoexit && !flush {
+			c.cs.answerUnserved(c.m.info.Name, c.seq) // see serve
+		}
 		st.End = time.Now()
 		c.finishTrace(ctx, tr, st)
 	}()
