@@ -309,11 +309,11 @@ func (c *Client) pickOther(ctx context.Context, cs *callState, refused []string,
 	return "", false
 }
 
-// header fills the request's TTHeader: callee, method, remaining timeout
-// and metainfo. It reports false, and fills nothing, when the deadline has
-// passed; that is checked for a TTHeader request, which carries the time
-// left, and for a request sent again (a first Framed or Buffered attempt
-// leaves it to the connection pool, saving a clock read).
+// header fills the request's TTHeader: callee, method, remaining timeout,
+// IDL service name and metainfo. It reports false, and fills nothing, when
+// the deadline has passed; that is checked for a TTHeader request, which
+// carries the time left, and for a request sent again (a first Framed or
+// Buffered attempt leaves it to the connection pool, saving a clock read).
 func (c *Client) header(ctx context.Context, cs *callState, deadline time.Time, again bool) bool {
 	var left time.Duration
 	if !deadline.IsZero() && (again || c.cfg.protocol == transport.TTHeader) {
@@ -333,6 +333,11 @@ func (c *Client) header(ctx context.Context, cs *callState, deadline time.Time, 
 	h.SetInt(transport.KeyToMethod, cs.ri.Method)
 	if !deadline.IsZero() {
 		h.SetInt(transport.KeyRPCTimeout, c.timeout.text(max(int64(left/time.Millisecond), 1)))
+	}
+	// The string map is the call state's, kept by Reset: once made, the
+	// same keys cost no allocation on later calls.
+	if c.cfg.idlService != "" {
+		h.SetStr(transport.StrKeyIDLService, c.cfg.idlService)
 	}
 	if metainfo.HasValues(ctx) {
 		if h.StrInfo == nil {

@@ -35,7 +35,8 @@
 // connection's output buffer and sent with one flush), reads the reply with
 // transport.ReadMessage and decodes it into the result from the input buffer
 // without a copy. With TTHeader the request carries the callee service, the
-// method, the time left before the call's deadline (milliseconds) and the
+// method, the time left before the call's deadline (milliseconds), the IDL
+// service name ([WithIDLServiceName], which generated clients set) and the
 // context's metainfo values.
 //
 // # Errors

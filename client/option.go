@@ -125,6 +125,7 @@ func (c *LongPoolConfig) fill() {
 type config struct {
 	addrs          []string
 	caller         string
+	idlService     string   // WithIDLServiceName; "": none sent
 	resolver       resolver // nil: a static round robin over addrs
 	protocol       transport.Protocol
 	connectTimeout time.Duration
@@ -216,6 +217,23 @@ func checkHostPort(network, addr string) error {
 // TTHeader (Kitex's FROM_SERVICE) and shown in rpcinfo.RPCInfo.Caller.
 func WithCallerName(name string) Option {
 	return optionFunc(func(c *config) { c.caller = name })
+}
+
+// WithIDLServiceName sets the IDL service name of the methods the client
+// calls (the Thrift service's name, such as "Hello"; default none), sent in
+// every TTHeader request as the string key "isn"
+// (transport.StrKeyIDLService), as Kitex clients send it. A server hosting
+// several services whose methods share a name routes the call by it (the
+// callee name given to New is a deployment name, not the IDL's). Framed
+// and Buffered requests carry no header and send nothing.
+//
+// A user need not set it: the generated New<Service>Client passes it,
+// before the user's options, so that a later WithIDLServiceName in those
+// replaces it (the last one given wins), and WithIDLServiceName("") sends
+// none. A client made by client.New and wrapped by New<Service>ClientFrom
+// sends only what its own options say.
+func WithIDLServiceName(name string) Option {
+	return optionFunc(func(c *config) { c.idlService = name })
 }
 
 // WithNetwork sets the network of the addresses: "tcp" (default), "tcp4",
