@@ -184,6 +184,9 @@ func (s *Server) Run() error {
 // Serve serves connections accepted from ln (a TCP or Unix listener from the
 // net package) until Stop, then returns nil. Serve closes ln when it returns,
 // also when it returns an error without serving. It may be called once.
+// When accepting fails for good, Serve stops serving as Stop does, within
+// the exit wait time, and returns an error naming the address and the
+// failure.
 func (s *Server) Serve(ln net.Listener) error {
 	if ln == nil {
 		// A listener whose error was dropped: nothing to close or serve.
@@ -252,11 +255,28 @@ func (s *Server) Serve(ln net.Listener) error {
 		// the server any more; then stop serving what is open.
 		err = fmt.Errorf("server: serving %s: %w", ln.Addr(), err)
 		regErr := s.deregisterFailed()
-		loop.Shutdown(context.Background())
-		pool.Close()
+		s.endFailed(loop, pool)
 		return errors.Join(err, regErr)
 	}
 	return nil
+}
+
+// endFailed ends serving after the listener failed, as Stop does and
+// within the exit wait time: requests read from now on are refused as
+// shutting down, those in flight are waited for until then, and the
+// connections still open then are closed. Handlers still running then go
+// on (Stop waits for them as its context allows); Serve does not wait for
+// them without bound.
+func (s *Server) endFailed(loop *netpoll.EventLoop, pool *gopool.Pool) {
+	s.draining.Store(true)
+	start := time.Now()
+	s.lastRead.Store(start.UnixNano())
+	limit := start.Add(s.cfg.exitWait)
+	s.drain(context.Background(), limit)
+	ctx, cancel := context.WithDeadline(context.Background(), limit)
+	defer cancel()
+	loop.Shutdown(ctx)
+	pool.Shutdown(ctx)
 }
 
 // isNilPointer reports whether v holds a nil pointer.
