@@ -183,7 +183,8 @@ func (s *Server) Run() error {
 
 // Serve serves connections accepted from ln (a TCP or Unix listener from the
 // net package) until Stop, then returns nil. Serve closes ln when it returns,
-// also when it returns an error without serving. It may be called once.
+// also when it returns an error without serving (but not the listener it
+// is already serving, when called again with it). It may be called once.
 // When accepting fails for good, Serve stops serving as Stop does, within
 // the exit wait time, and returns an error naming the address and the
 // failure.
@@ -200,14 +201,17 @@ func (s *Server) Serve(ln net.Listener) error {
 		return s.cfgErr
 	}
 	s.mu.Lock()
-	if s.stopped {
+	if s.stopped || s.serving {
+		// The listener being served (Run called again with WithListener)
+		// stays open: the Serve serving it closes it.
+		if !sameListener(ln, s.ln) {
+			ln.Close()
+		}
+		stopped := s.stopped
 		s.mu.Unlock()
-		ln.Close()
-		return ErrServerStopped
-	}
-	if s.serving {
-		s.mu.Unlock()
-		ln.Close()
+		if stopped {
+			return ErrServerStopped
+		}
 		return errors.New("server: Serve called twice")
 	}
 	if len(s.services) == 0 {
@@ -277,6 +281,16 @@ func (s *Server) endFailed(loop *netpoll.EventLoop, pool *gopool.Pool) {
 	defer cancel()
 	loop.Shutdown(ctx)
 	pool.Shutdown(ctx)
+}
+
+// sameListener reports whether a and b are the same listener, without the
+// panic of == on values of a type that is not comparable.
+func sameListener(a, b net.Listener) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	t := reflect.TypeOf(a)
+	return t == reflect.TypeOf(b) && t.Comparable() && a == b
 }
 
 // isNilPointer reports whether v holds a nil pointer.
