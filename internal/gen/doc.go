@@ -75,6 +75,11 @@
 // client.Client.Call and returns Success, the declared exception as its
 // own Go type (so errors.As finds it), the client's error, or an
 // ApplicationException MISSING_RESULT when the reply holds nothing.
+// NewEchoClient passes client.WithIDLServiceName("Echo") before opts (which
+// may replace it): its TTHeader requests name the IDL service, as Kitex's
+// do, so that a server with several services whose methods share a name
+// routes them (a derived service's client names the derived service for
+// inherited methods too).
 //
 // A union with more than one field set is not a Thrift union, and FastWrite
 // would write every field set. Validate reports one (thrift.UnionFieldsError,

@@ -7659,9 +7659,10 @@ type interopServiceClient struct{ c *client.Client }
 
 // NewInteropServiceClient returns a client of service InteropService; destService names the service
 // being called (in TTHeader and for service discovery) and opts configure
-// the client (client.WithHostPorts and others).
+// the client (client.WithHostPorts and others). Its TTHeader requests carry
+// the IDL service name "InteropService" (client.WithIDLServiceName; one in opts replaces it).
 func NewInteropServiceClient(destService string, opts ...client.Option) (InteropServiceClient, error) {
-	c, err := client.New(destService, opts...)
+	c, err := client.New(destService, append([]client.Option{client.WithIDLServiceName("InteropService")}, opts...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -1541,9 +1541,10 @@ type echoClient struct{ c *client.Client }
 
 // NewEchoClient returns a client of service Echo; destService names the service
 // being called (in TTHeader and for service discovery) and opts configure
-// the client (client.WithHostPorts and others).
+// the client (client.WithHostPorts and others). Its TTHeader requests carry
+// the IDL service name "Echo" (client.WithIDLServiceName; one in opts replaces it).
 func NewEchoClient(destService string, opts ...client.Option) (EchoClient, error) {
-	c, err := client.New(destService, opts...)
+	c, err := client.New(destService, append([]client.Option{client.WithIDLServiceName("Echo")}, opts...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -1019,9 +1019,10 @@ type echoServiceClient struct{ c *client.Client }
 
 // NewEchoServiceClient returns a client of service EchoService; destService names the service
 // being called (in TTHeader and for service discovery) and opts configure
-// the client (client.WithHostPorts and others).
+// the client (client.WithHostPorts and others). Its TTHeader requests carry
+// the IDL service name "EchoService" (client.WithIDLServiceName; one in opts replaces it).
 func NewEchoServiceClient(destService string, opts ...client.Option) (EchoServiceClient, error) {
-	c, err := client.New(destService, opts...)
+	c, err := client.New(destService, append([]client.Option{client.WithIDLServiceName("EchoService")}, opts...)...)
 	if err != nil {
 		return nil, err
 	}

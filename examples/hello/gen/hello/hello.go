@@ -2058,9 +2058,10 @@ type helloClient struct{ c *client.Client }
 
 // NewHelloClient returns a client of service Hello; destService names the service
 // being called (in TTHeader and for service discovery) and opts configure
-// the client (client.WithHostPorts and others).
+// the client (client.WithHostPorts and others). Its TTHeader requests carry
+// the IDL service name "Hello" (client.WithIDLServiceName; one in opts replaces it).
 func NewHelloClient(destService string, opts ...client.Option) (HelloClient, error) {
-	c, err := client.New(destService, opts...)
+	c, err := client.New(destService, append([]client.Option{client.WithIDLServiceName("Hello")}, opts...)...)
 	if err != nil {
 		return nil, err
 	}
