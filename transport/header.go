@@ -147,7 +147,11 @@ const (
 	// shutting down and the connection must not be reused ("crrst", value
 	// "1" from Kitex servers; any value counts).
 	StrKeyConnReset = "crrst"
-	// StrKeyIDLService is the IDL service name of the call ("isn").
+	// StrKeyIDLService is the IDL service name of the call ("isn"): the
+	// Thrift service's name, which Kitex clients and Petrel's generated
+	// clients (client.WithIDLServiceName) send in every request, and by
+	// which a server hosting several services whose methods share a name
+	// chooses one.
 	StrKeyIDLService = "isn"
 	// StrKeyRemoteAddr is the caller's address as a proxy saw it ("rip").
 	StrKeyRemoteAddr = "rip"
