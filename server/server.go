@@ -272,15 +272,28 @@ func (s *Server) Serve(ln net.Listener) error {
 // on (Stop waits for them as its context allows); Serve does not wait for
 // them without bound.
 func (s *Server) endFailed(loop *netpoll.EventLoop, pool *gopool.Pool) {
+	limit, _ := s.drainAndClose(context.Background(), loop)
+	ctx, cancel := context.WithDeadline(context.Background(), limit)
+	defer cancel()
+	pool.Shutdown(ctx)
+}
+
+// drainAndClose refuses new requests from now on, waits (see drain) until
+// the connections are quiet or the exit wait time or ctx ends, and then
+// shuts loop down, closing the connections still busy at the exit wait
+// limit, which it returns. The error is drain's, or loop's when ctx ended.
+func (s *Server) drainAndClose(ctx context.Context, loop *netpoll.EventLoop) (time.Time, error) {
 	s.draining.Store(true)
 	start := time.Now()
 	s.lastRead.Store(start.UnixNano())
 	limit := start.Add(s.cfg.exitWait)
-	s.drain(context.Background(), limit)
-	ctx, cancel := context.WithDeadline(context.Background(), limit)
+	err := s.drain(ctx, limit)
+	sctx, cancel := context.WithDeadline(ctx, limit)
 	defer cancel()
-	loop.Shutdown(ctx)
-	pool.Shutdown(ctx)
+	if e := loop.Shutdown(sctx); err == nil && ctx.Err() != nil {
+		err = e
+	}
+	return limit, err
 }
 
 // sameListener reports whether a and b are the same listener, without the
@@ -367,17 +380,7 @@ func (s *Server) Stop(ctx context.Context) error {
 
 	// Clients stop picking the server before it drains.
 	regErr := s.deregister(ctx)
-	s.draining.Store(true)
-	start := time.Now()
-	s.lastRead.Store(start.UnixNano())
-	limit := start.Add(s.cfg.exitWait)
-	err := s.drain(ctx, limit)
-	// Connections still busy at the exit wait limit are closed then.
-	sctx, cancel := context.WithDeadline(ctx, limit)
-	defer cancel()
-	if e := loop.Shutdown(sctx); err == nil && ctx.Err() != nil {
-		err = e
-	}
+	_, err := s.drainAndClose(ctx, loop)
 	// Handlers may still run (a connection closed under them): wait for
 	// them as long as ctx allows.
 	if e := pool.Shutdown(ctx); err == nil {
