@@ -17,3 +17,22 @@ func ResetDefaultPool() {
 	defaultPool, _ = New(DefaultConfig())
 	_ = old.Close()
 }
+
+// RetireIdleThen retires every idle worker as the idle timer (reap) does:
+// it takes them off the idle stack, stopping the timer if no other worker
+// is left, and then wakes them with no task. It runs f in between, so f
+// can submit while the retired workers have not woken yet.
+func (p *Pool) RetireIdleThen(f func()) {
+	p.mu.Lock()
+	old := p.idle
+	p.idle = nil
+	if p.workers-len(old) == 0 && p.reaper != nil {
+		p.reaper.Stop()
+		p.reaperOn = false
+	}
+	p.mu.Unlock()
+	f()
+	for _, w := range old {
+		w.wake <- struct{}{} // fn is nil: exit
+	}
+}

@@ -285,8 +285,20 @@ func (w *worker) run(ctx context.Context, fn func()) {
 		w.ctx, w.fn = nil, nil
 		if fn == nil {
 			// Retired by the reaper or by Shutdown, which took w off the
-			// idle stack.
+			// idle stack. A task submitted since then found no idle worker
+			// and, w still being counted, may have been queued: w runs it
+			// rather than leave it with no worker, and the idle timer,
+			// which stopped if w was the last, runs again.
 			p.mu.Lock()
+			if p.queue.n > 0 {
+				t := p.queue.pop()
+				if !p.closed {
+					p.armReaperLocked()
+				}
+				p.mu.Unlock()
+				ctx, fn = t.ctx, t.fn
+				continue
+			}
 			p.exitLocked()
 			p.mu.Unlock()
 			return
