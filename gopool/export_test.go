@@ -36,3 +36,10 @@ func (p *Pool) RetireIdleThen(f func()) {
 		w.wake <- struct{}{} // fn is nil: exit
 	}
 }
+
+// Ticks reports how many times the idle timer has run.
+func (p *Pool) Ticks() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.epoch
+}

@@ -76,6 +76,10 @@ const (
 	DefaultMaxWorkers = 10000
 	// DefaultIdleTimeout is how long a worker waits for work before exiting.
 	DefaultIdleTimeout = 10 * time.Second
+	// MinIdleTimeout is the shortest IdleTimeout [Config.Validate] accepts:
+	// the idle timer ticks every IdleTimeout while any worker lives, busy
+	// ones included, taking the pool's lock each time.
+	MinIdleTimeout = time.Millisecond
 )
 
 // WorkerTopFunction is the function an idle worker goroutine is blocked in, as
@@ -116,7 +120,9 @@ type Config struct {
 	// IdleTimeout is how long a worker with nothing to do stays before it exits.
 	// Idle workers are retired by a timer that ticks every IdleTimeout, so a
 	// worker exits after between IdleTimeout and 2*IdleTimeout of idleness.
-	// Default 10 s ([DefaultIdleTimeout]). Negative is invalid.
+	// Default 10 s ([DefaultIdleTimeout]). Negative is invalid, and so is a
+	// positive value below 1 ms ([MinIdleTimeout]): a timer ticking every few
+	// nanoseconds would keep a core busy.
 	IdleTimeout time.Duration
 	// PanicHandler is called when a task panics. Default nil: the panic is
 	// recovered and dropped (library code never prints).
@@ -135,6 +141,9 @@ func (c Config) Validate() error {
 	}
 	if c.IdleTimeout < 0 {
 		return &ConfigError{Field: "IdleTimeout", Value: c.IdleTimeout, Reason: "must not be negative"}
+	}
+	if c.IdleTimeout > 0 && c.IdleTimeout < MinIdleTimeout {
+		return &ConfigError{Field: "IdleTimeout", Value: c.IdleTimeout, Reason: "must be 0 (default) or at least " + MinIdleTimeout.String() + ": the idle timer ticks every IdleTimeout while workers live"}
 	}
 	return nil
 }
