@@ -97,14 +97,15 @@ func putUvarint(b []byte, x uint64) int {
 }
 
 // readUvarint32 reads a varint of at most 5 bytes whose value fits in 32 bits.
-func readUvarint32(b []byte) (uint32, int, error) {
+// what names the value (such as "i32" or "map size") for the error.
+func readUvarint32(b []byte, what string) (uint32, int, error) {
 	if len(b) > 0 && b[0] < 0x80 {
 		return uint32(b[0]), 1, nil
 	}
-	return readUvarint32Slow(b)
+	return readUvarint32Slow(b, what)
 }
 
-func readUvarint32Slow(b []byte) (uint32, int, error) {
+func readUvarint32Slow(b []byte, what string) (uint32, int, error) {
 	var x uint32
 	var s uint
 	for i := 0; i < len(b) && i < 5; i++ {
@@ -119,20 +120,21 @@ func readUvarint32Slow(b []byte) (uint32, int, error) {
 		s += 7
 	}
 	if len(b) < 5 {
-		return 0, 0, newError(UnexpectedEOF, "varint cut off after %d bytes", len(b))
+		return 0, 0, newError(UnexpectedEOF, "%s varint cut off after %d bytes", what, len(b))
 	}
-	return 0, 0, newError(InvalidData, "varint overflows 32 bits")
+	return 0, 0, newError(InvalidData, "%s varint overflows 32 bits", what)
 }
 
 // readUvarint64 reads a varint of at most 10 bytes whose value fits in 64 bits.
-func readUvarint64(b []byte) (uint64, int, error) {
+// what names the value for the error.
+func readUvarint64(b []byte, what string) (uint64, int, error) {
 	if len(b) > 0 && b[0] < 0x80 {
 		return uint64(b[0]), 1, nil
 	}
-	return readUvarint64Slow(b)
+	return readUvarint64Slow(b, what)
 }
 
-func readUvarint64Slow(b []byte) (uint64, int, error) {
+func readUvarint64Slow(b []byte, what string) (uint64, int, error) {
 	var x uint64
 	var s uint
 	for i := 0; i < len(b) && i < 10; i++ {
@@ -147,9 +149,9 @@ func readUvarint64Slow(b []byte) (uint64, int, error) {
 		s += 7
 	}
 	if len(b) < 10 {
-		return 0, 0, newError(UnexpectedEOF, "varint cut off after %d bytes", len(b))
+		return 0, 0, newError(UnexpectedEOF, "%s varint cut off after %d bytes", what, len(b))
 	}
-	return 0, 0, newError(InvalidData, "varint overflows 64 bits")
+	return 0, 0, newError(InvalidData, "%s varint overflows 64 bits", what)
 }
 
 // ---- sizes ----
@@ -449,7 +451,7 @@ func (CompactProtocol) ReadMessageBegin(b []byte) (name string, t MessageType, s
 		return "", 0, 0, 0, newError(BadVersion, "compact protocol version %d, want 1", v)
 	}
 	t = MessageType(b[1] >> compactTypeShift)
-	s, m, err := readUvarint64(b[2:])
+	s, m, err := readUvarint64(b[2:], "message sequence id")
 	if err != nil {
 		return "", 0, 0, 0, err
 	}
@@ -491,7 +493,7 @@ func compactFieldSlow(b []byte, lastID int16) (t TType, id int16, boolVal bool, 
 	if d := h >> 4; d != 0 {
 		id = lastID + int16(d)
 	} else {
-		u, m, err := readUvarint32(b[1:])
+		u, m, err := readUvarint32(b[1:], "field id")
 		if err != nil {
 			return 0, 0, false, false, 0, err
 		}
@@ -511,15 +513,17 @@ func compactFieldSlow(b []byte, lastID int16) (t TType, id int16, boolVal bool, 
 // ReadListBegin reads a list header; the size is checked against the limits
 // and the bytes left after the header.
 func (CompactProtocol) ReadListBegin(b []byte) (elem TType, size int, n int, err error) {
-	return compactReadList(b, "list")
+	return compactReadList(b, "list", "list size")
 }
 
 // ReadSetBegin reads a set header, checked like ReadListBegin.
 func (CompactProtocol) ReadSetBegin(b []byte) (elem TType, size int, n int, err error) {
-	return compactReadList(b, "set")
+	return compactReadList(b, "set", "set size")
 }
 
-func compactReadList(b []byte, what string) (TType, int, int, error) {
+// compactReadList reads a list or set header; what names the container and
+// sizeWhat its size varint in errors.
+func compactReadList(b []byte, what, sizeWhat string) (TType, int, int, error) {
 	if len(b) < 1 {
 		return 0, 0, 0, errShort(what+" header", 1, 0)
 	}
@@ -531,7 +535,7 @@ func compactReadList(b []byte, what string) (TType, int, int, error) {
 	size := int64(h >> 4)
 	n := 1
 	if size == 15 {
-		u, m, err := readUvarint32(b[1:])
+		u, m, err := readUvarint32(b[1:], sizeWhat)
 		if err != nil {
 			return 0, 0, 0, err
 		}
@@ -555,7 +559,7 @@ func compactTypeName(ct byte) string {
 // ReadMapBegin reads a map header (a single 0 byte for an empty map, whose
 // key and value types are returned as STOP), checked like ReadListBegin.
 func (CompactProtocol) ReadMapBegin(b []byte) (k, v TType, size int, n int, err error) {
-	u, n, err := readUvarint32(b)
+	u, n, err := readUvarint32(b, "map size")
 	if err != nil {
 		return 0, 0, 0, 0, err
 	}
@@ -598,7 +602,7 @@ func (CompactProtocol) ReadI8(b []byte) (int8, int, error) {
 
 // ReadI16 reads a zigzag varint that must fit in 16 bits.
 func (CompactProtocol) ReadI16(b []byte) (int16, int, error) {
-	u, n, err := readUvarint32(b)
+	u, n, err := readUvarint32(b, "i16")
 	if err != nil {
 		return 0, 0, err
 	}
@@ -618,7 +622,7 @@ func (CompactProtocol) ReadI32(b []byte) (int32, int, error) {
 }
 
 func compactI32Slow(b []byte) (int32, int, error) {
-	u, n, err := readUvarint32Slow(b) // u is 0 on error
+	u, n, err := readUvarint32Slow(b, "i32") // u is 0 on error
 	return unzig32(u), n, err
 }
 
@@ -631,7 +635,7 @@ func (CompactProtocol) ReadI64(b []byte) (int64, int, error) {
 }
 
 func compactI64Slow(b []byte) (int64, int, error) {
-	u, n, err := readUvarint64Slow(b) // u is 0 on error
+	u, n, err := readUvarint64Slow(b, "i64") // u is 0 on error
 	return unzig64(u), n, err
 }
 
@@ -644,9 +648,10 @@ func (CompactProtocol) ReadDouble(b []byte) (float64, int, error) {
 }
 
 // compactLen reads and checks a varint string/binary length; it returns the
-// length and the size of the varint.
-func compactLen(b []byte, what string) (int, int, error) {
-	u, m, err := readUvarint32(b)
+// length and the size of the varint. what names the value and lenWhat its
+// length varint in errors.
+func compactLen(b []byte, what, lenWhat string) (int, int, error) {
+	u, m, err := readUvarint32(b, lenWhat)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -659,7 +664,7 @@ func compactLen(b []byte, what string) (int, int, error) {
 
 // ReadString reads a varint-length string and copies it.
 func (CompactProtocol) ReadString(b []byte) (string, int, error) {
-	n, m, err := compactLen(b, "string")
+	n, m, err := compactLen(b, "string", "string length")
 	if err != nil {
 		return "", 0, err
 	}
@@ -668,7 +673,7 @@ func (CompactProtocol) ReadString(b []byte) (string, int, error) {
 
 // ReadBinary reads a varint-length binary and copies it (never nil).
 func (CompactProtocol) ReadBinary(b []byte) ([]byte, int, error) {
-	n, m, err := compactLen(b, "binary")
+	n, m, err := compactLen(b, "binary", "binary length")
 	if err != nil {
 		return nil, 0, err
 	}
@@ -680,7 +685,7 @@ func (CompactProtocol) ReadBinary(b []byte) ([]byte, int, error) {
 // ReadStringNocopy reads a string that aliases b: the caller must keep b
 // alive and unchanged while the string is in use.
 func (CompactProtocol) ReadStringNocopy(b []byte) (string, int, error) {
-	n, m, err := compactLen(b, "string")
+	n, m, err := compactLen(b, "string", "string length")
 	if err != nil {
 		return "", 0, err
 	}
@@ -690,7 +695,7 @@ func (CompactProtocol) ReadStringNocopy(b []byte) (string, int, error) {
 // ReadBinaryNocopy reads a binary as a sub-slice of b with its capacity cut
 // to its length.
 func (CompactProtocol) ReadBinaryNocopy(b []byte) ([]byte, int, error) {
-	n, m, err := compactLen(b, "binary")
+	n, m, err := compactLen(b, "binary", "binary length")
 	if err != nil {
 		return nil, 0, err
 	}
@@ -717,14 +722,14 @@ func (CompactProtocol) ReadI64Slice(b []byte, dst []int64) (int, error) {
 		j := p
 		for {
 			if j >= len(b) || j-p == 10 {
-				_, _, err := readUvarint64Slow(b[p:])
+				_, _, err := readUvarint64Slow(b[p:], "i64")
 				return 0, err
 			}
 			c := b[j]
 			j++
 			if c < 0x80 {
 				if j-p == 10 && c > 1 {
-					_, _, err := readUvarint64Slow(b[p:])
+					_, _, err := readUvarint64Slow(b[p:], "i64")
 					return 0, err
 				}
 				x |= uint64(c) << s
@@ -743,7 +748,7 @@ func (CompactProtocol) ReadI64Slice(b []byte, dst []int64) (int, error) {
 func (CompactProtocol) ReadI32Slice(b []byte, dst []int32) (int, error) {
 	n := 0
 	for i := range dst {
-		u, m, err := readUvarint32(b[n:])
+		u, m, err := readUvarint32(b[n:], "i32")
 		if err != nil {
 			return 0, err
 		}
@@ -799,14 +804,17 @@ func compactSkip(b []byte, pos int, t TType, depth int) (int, error) {
 		return pos + f, nil
 	}
 	switch t {
-	case I16, I32:
-		_, m, err := readUvarint32(b[pos:])
+	case I16:
+		_, m, err := readUvarint32(b[pos:], "I16")
+		return pos + m, err
+	case I32:
+		_, m, err := readUvarint32(b[pos:], "I32")
 		return pos + m, err
 	case I64:
-		_, m, err := readUvarint64(b[pos:])
+		_, m, err := readUvarint64(b[pos:], "I64")
 		return pos + m, err
 	case STRING:
-		n, m, err := compactLen(b[pos:], "string")
+		n, m, err := compactLen(b[pos:], "string", "string length")
 		return pos + m + n, err
 	case STRUCT:
 		if depth <= 0 {
@@ -834,7 +842,11 @@ func compactSkip(b []byte, pos int, t TType, depth int) (int, error) {
 		if depth <= 0 {
 			return pos, errDepth()
 		}
-		elem, size, n, err := compactReadList(b[pos:], t.String())
+		what, sizeWhat := "LIST", "LIST size"
+		if t == SET {
+			what, sizeWhat = "SET", "SET size"
+		}
+		elem, size, n, err := compactReadList(b[pos:], what, sizeWhat)
 		if err != nil {
 			return pos, err
 		}
