@@ -72,15 +72,21 @@ func (w *Window) Reset() {
 }
 
 // current returns the bucket of slice e, moved to e if it held an older
-// slice. A caller whose clock lags (its e is older than the bucket's) gets
-// the bucket as it is: its counts land in the newer slice.
+// slice. A caller whose clock lags (its e is older than the bucket's, by
+// less than the window) gets the bucket as it is: its counts land in the
+// newer slice. A bucket a whole window or more ahead of e holds a slice
+// the caller's clock has gone back from (a clock without a monotonic
+// reading, set back): it is moved back to e, so that the counts made from
+// then on are counted where Sum looks, instead of in slices no Sum sees
+// until the clock catches up.
 func (w *Window) current(e int64) *bucket {
 	bk := w.bucketOf(e)
-	if bk.epoch.Load() >= e {
+	n := int64(len(w.buckets))
+	if be := bk.epoch.Load(); be >= e && be-e < n {
 		return bk
 	}
 	w.rotate.Lock()
-	if bk.epoch.Load() < e {
+	if be := bk.epoch.Load(); be < e || be-e >= n {
 		bk.a.Store(0)
 		bk.b.Store(0)
 		bk.epoch.Store(e)
@@ -133,8 +139,15 @@ func (w *Window) UndoB(at int64) {
 	e := w.slice(at)
 	bk := w.bucketOf(e)
 	w.rotate.Lock() // no move of the bucket meanwhile
+	// A bucket moved back (current) may hold slice e again, counted anew:
+	// never below zero.
 	if bk.epoch.Load() == e {
-		bk.b.Add(-1)
+		for {
+			b := bk.b.Load()
+			if b <= 0 || bk.b.CompareAndSwap(b, b-1) {
+				break
+			}
+		}
 	}
 	w.rotate.Unlock()
 }
