@@ -310,7 +310,14 @@ func (b *Breaker) Admit() (Ticket, error) {
 		b.allowed.Add(1)
 		return Ticket{}, nil
 	case Open:
-		if now.Sub(b.openedAt) < b.cfg.OpenFor {
+		if el := now.Sub(b.openedAt); el < b.cfg.OpenFor {
+			if el < 0 {
+				// now is before the opening: a clock without a monotonic
+				// reading went back (or this call read it just before
+				// another opened the breaker). OpenFor counts from now,
+				// not from a time the clock may not reach for hours.
+				b.openedAt = now
+			}
 			b.mu.Unlock()
 			b.rejected.Add(1)
 			return Ticket{}, b.rejectOpen
@@ -323,7 +330,10 @@ func (b *Breaker) Admit() (Ticket, error) {
 	// HalfOpen. A probe whose outcome never came (its caller did not call
 	// Finish) stops blocking the others after OpenFor; if it comes later,
 	// Finish ignores it.
-	if b.probing && now.Sub(b.probeAt) < b.cfg.OpenFor {
+	if el := now.Sub(b.probeAt); b.probing && el < b.cfg.OpenFor {
+		if el < 0 {
+			b.probeAt = now // the clock went back, as for openedAt above
+		}
 		b.mu.Unlock()
 		b.rejected.Add(1)
 		return Ticket{}, b.rejectProbing
