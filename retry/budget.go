@@ -173,8 +173,11 @@ func (b *Budget) Debit() {
 	now := b.tick()
 	b.win.Add(now, 0, 1)
 	for {
+		// lastDebit moves forward only, unless it is a whole window or
+		// more ahead of now: a clock without a monotonic reading went
+		// back, and the later time may not come for hours.
 		last := b.lastDebit.Load()
-		if last >= now || b.lastDebit.CompareAndSwap(last, now) {
+		if (last >= now && last-now < b.window) || b.lastDebit.CompareAndSwap(last, now) {
 			return
 		}
 	}
@@ -191,8 +194,13 @@ func (b *Budget) Acquire() bool {
 // release.
 func (b *Budget) acquire() (at int64, ok bool) {
 	now := b.tick()
-	if last := b.lastDebit.Load(); last != noDebit && now-last < b.window {
-		return 0, false // an upstream hop retries: leave the retries to it
+	// A Debit less than a window before now, or after it (another
+	// caller's, whose clock read came later), means an upstream hop
+	// retries: leave the retries to it. One a whole window or more ahead
+	// of now was made before a clock without a monotonic reading went
+	// back, and does not count.
+	if last := b.lastDebit.Load(); last != noDebit && now-last < b.window && last-now < b.window {
+		return 0, false
 	}
 	return now, b.win.AddBIf(now, b.fits)
 }
