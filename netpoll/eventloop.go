@@ -60,7 +60,10 @@ func NewEventLoop(cfg Config) (*EventLoop, error) {
 
 // Serve accepts connections from ln and serves them until Shutdown; then it
 // returns nil. ln must be a TCP or Unix listener from the net package (its
-// file descriptor is polled directly). Serve may be called for several
+// file descriptor is polled directly). Closing ln (not through Shutdown)
+// ends accepting too, as for net/http: Serve stops listening and returns an
+// error that says so and wraps net.ErrClosed; the connections already
+// accepted are served on until Shutdown. Serve may be called for several
 // listeners at once.
 func (l *EventLoop) Serve(ln net.Listener) error {
 	lis, err := newListener(l, ln)
@@ -81,13 +84,20 @@ func (l *EventLoop) Serve(ln net.Listener) error {
 	}
 	l.listeners[lis] = struct{}{}
 	l.mu.Unlock()
+	lis.watch()
+	err = nil
 	select {
 	case <-l.done:
 		lis.stop() // as Shutdown does, maybe not yet: ln is closed on return
-		return nil
 	case <-lis.failed:
-		return lis.err
+		err = lis.err
+		l.mu.Lock()
+		delete(l.listeners, lis)
+		l.mu.Unlock()
 	}
+	// ln is closed: its watcher's Accept returns, and it ends.
+	<-lis.watched
+	return err
 }
 
 // Shutdown stops accepting, lets running handlers finish, and closes each
@@ -337,6 +347,9 @@ type listener struct {
 	backoff time.Duration
 	timer   *time.Timer
 	stopped bool
+	quit    chan struct{} // closed when stopped
+
+	watched chan struct{} // closed when the watcher ends
 }
 
 func newListener(l *EventLoop, ln net.Listener) (*listener, error) {
@@ -358,7 +371,7 @@ func newListener(l *EventLoop, ln net.Listener) (*listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	lis := &listener{loop: l, ln: ln, failed: make(chan struct{})}
+	lis := &listener{loop: l, ln: ln, failed: make(chan struct{}), quit: make(chan struct{}), watched: make(chan struct{})}
 	lis.op.fd = dup
 	lis.op.ln = lis
 	lis.op.closeFD = true
@@ -436,6 +449,7 @@ func (x *listener) stopLocked() {
 		return
 	}
 	x.stopped = true
+	close(x.quit)
 	if x.timer != nil {
 		x.timer.Stop()
 	}
@@ -446,4 +460,119 @@ func (x *listener) stopLocked() {
 	stopListening(x.op.fd)
 	x.op.release()
 	x.ln.Close()
+}
+
+// watch starts the goroutine that learns of ln's Close: the poller accepts
+// from a duplicate of ln's fd, which the Close leaves listening, and the
+// kernel says nothing of it. The watcher waits in ln's own Accept, which
+// returns net.ErrClosed at the Close; the listener then stops, and Serve
+// returns an error that says so. A connection the watcher accepts before
+// the poller does is served as the poller's are. A listener of another type
+// (one that embeds a net package's) is not watched.
+func (x *listener) watch() {
+	var accept func() (net.Conn, error)
+	switch ln := x.ln.(type) {
+	case *net.TCPListener:
+		accept = func() (net.Conn, error) { return ln.AcceptTCP() }
+	case *net.UnixListener:
+		accept = func() (net.Conn, error) { return ln.AcceptUnix() }
+	default:
+		close(x.watched)
+		return
+	}
+	go x.watchLoop(accept)
+}
+
+func (x *listener) watchLoop(accept func() (net.Conn, error)) {
+	ended := false
+	var w backoffWait
+	defer func() {
+		w.stop()
+		if !ended {
+			// OnPrepare, run here for a connection the watcher accepted,
+			// called runtime.Goexit (prepare has dealt with the connection):
+			// watch on in a new goroutine.
+			go x.watchLoop(accept)
+			return
+		}
+		close(x.watched)
+	}()
+	for {
+		nc, err := accept()
+		if err == nil {
+			w.reset()
+			x.adopt(nc, &w)
+			continue
+		}
+		if errors.Is(err, net.ErrClosed) {
+			x.fail(fmt.Errorf("netpoll: Serve: listener closed: %w", err))
+			ended = true
+			return
+		}
+		// Out of fds or memory (the poller pauses too), or a deadline the
+		// user set on ln: wait and try again; only a close ends the watch.
+		w.wait(x.quit) // once stopped, ln is closed: Accept returns at once
+	}
+}
+
+// adopt serves a connection the watcher accepted: the loop gets a duplicate
+// of its fd, and nc is closed. Out of fds, it waits (w) and tries again
+// rather than drop the connection, until the listener stops.
+func (x *listener) adopt(nc net.Conn, w *backoffWait) {
+	defer nc.Close()
+	rc, err := nc.(syscall.Conn).SyscallConn()
+	if err != nil {
+		return // closed already: nothing to serve
+	}
+	for {
+		fd := -1
+		var derr error
+		if err := rc.Control(func(f uintptr) { fd, derr = dupFD(int(f)) }); err != nil {
+			return
+		}
+		if derr == nil {
+			w.reset()
+			x.loop.accepted(newConnection(fd, x.loop, nc.LocalAddr(), nc.RemoteAddr()))
+			return
+		}
+		if !w.wait(x.quit) {
+			return // stopped: the peer sees the connection closed
+		}
+	}
+}
+
+// backoffWait waits between attempts that failed for want of resources,
+// doubling the pause from 10 ms to 1 s. One goroutine only.
+type backoffWait struct {
+	pause time.Duration
+	timer *time.Timer
+}
+
+// wait waits for the next pause, or until quit is closed; it reports
+// whether the pause ran out.
+func (w *backoffWait) wait(quit <-chan struct{}) bool {
+	if w.pause == 0 {
+		w.pause = 10 * time.Millisecond
+	} else if w.pause < time.Second {
+		w.pause *= 2
+	}
+	if w.timer == nil {
+		w.timer = time.NewTimer(w.pause)
+	} else {
+		w.timer.Reset(w.pause)
+	}
+	select {
+	case <-w.timer.C:
+		return true
+	case <-quit:
+		return false
+	}
+}
+
+func (w *backoffWait) reset() { w.pause = 0 }
+
+func (w *backoffWait) stop() {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
 }

@@ -1,0 +1,78 @@
+//go:build linux
+
+package netpoll_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/petrel-rpc/petrel/netpoll"
+)
+
+// TestServeEndsWhenListenerClosed: a listener its user closes (not through
+// Shutdown) ends Serve, with an error saying so, as net/http's Serve does;
+// from then on nothing listens on its address. Serve listened on a
+// duplicate of the listener's fd, so it went on accepting, and serving,
+// after the Close and never returned.
+func TestServeEndsWhenListenerClosed(t *testing.T) {
+	for _, network := range []string{"tcp", "unix"} {
+		t.Run(network, func(t *testing.T) {
+			addr := "127.0.0.1:0"
+			if network == "unix" {
+				addr = filepath.Join(t.TempDir(), "s")
+			}
+			ln, err := net.Listen(network, addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr = ln.Addr().String()
+			loop, err := netpoll.NewEventLoop(netpoll.Config{OnRequest: echo})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer loop.Shutdown(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- loop.Serve(ln) }()
+			c, err := net.Dial(network, addr) // served once this is echoed
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			c.SetDeadline(time.Now().Add(5 * time.Second))
+			if _, err := c.Write([]byte("x")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Read(make([]byte, 1)); err != nil {
+				t.Fatalf("echo before the close: %v", err)
+			}
+
+			ln.Close()
+			timer := time.NewTimer(5 * time.Second)
+			defer timer.Stop()
+			select {
+			case err := <-done:
+				if err == nil || !errors.Is(err, net.ErrClosed) {
+					t.Fatalf("Serve after its listener was closed returned %v, want an error wrapping net.ErrClosed", err)
+				}
+				t.Logf("Serve: %v", err)
+			case <-timer.C:
+				t.Fatalf("Serve did not return within 5s of its listener being closed")
+			}
+			if d, err := net.DialTimeout(network, addr, time.Second); err == nil {
+				d.Close()
+				t.Fatalf("dial of %s after its listener was closed and Serve returned succeeded", addr)
+			}
+			// The connection already open is still served.
+			if _, err := c.Write([]byte("y")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Read(make([]byte, 1)); err != nil {
+				t.Fatalf("echo on an open connection after the listener closed: %v", err)
+			}
+		})
+	}
+}
