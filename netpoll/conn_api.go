@@ -46,7 +46,10 @@ type Connection interface {
 	// each, from OnRequest, so that their replies still reach a peer that
 	// shut down only its sending side. Shutdown counts a held connection
 	// as busy, and so does the idle timeout; a local Close does not wait
-	// for holds. It has no effect on dialed connections.
+	// for holds. An OnRequest that panics or calls runtime.Goexit ends the
+	// reading of a held connection (its input is dropped), which stays
+	// open for writing until the last Unhold, as after the peer's close.
+	// It has no effect on dialed connections.
 	Hold()
 	// Unhold ends a Hold; one without a Hold left to end does nothing.
 	Unhold()

@@ -304,7 +304,11 @@ func (c *connection) process() {
 			}
 			why = "netpoll: OnRequest panicked"
 		}
-		c.closeWith(errors.New(why))
+		if owns && c.holds.Load() > 0 {
+			c.endReading(errors.New(why))
+		} else {
+			c.closeWith(errors.New(why))
+		}
 		if owns {
 			c.processing.Store(0)
 		}
@@ -314,7 +318,7 @@ func (c *connection) process() {
 	for {
 		seq := c.rseq.Load()
 		before := c.in.Len()
-		if before > 0 && c.state.Load() != stateClosed {
+		if before > 0 && c.state.Load() != stateClosed && !c.shut.Load() {
 			if err := onRequest(c.context(), c); err != nil {
 				c.closeWith(err)
 			}
@@ -341,6 +345,23 @@ func (c *connection) process() {
 		}
 		return
 	}
+}
+
+// endReading ends a held connection whose OnRequest panicked or called
+// runtime.Goexit, the caller owning processing: where it stopped reading is
+// unknown, so the input is dropped and nothing more is read or served, but
+// what the holds owe (replies to calls read before) may still be written,
+// as after the peer's close; the last Unhold closes it.
+func (c *connection) endReading(reason error) {
+	c.shut.Store(true) // no OnRequest runs any more, and reads fail
+	if c.state.Load() == stateOpen {
+		c.closeErr.CompareAndSwap(nil, &reason)
+		if c.state.CompareAndSwap(stateOpen, statePeerClosed) {
+			c.op.dropInterest(wantRead)
+			c.loop.disconnected(c)
+		}
+	}
+	c.dropInput()
 }
 
 // releaseInput returns the input buffer's memory when it is drained, so an
