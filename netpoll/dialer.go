@@ -144,10 +144,9 @@ func ctxDialErr(err error) error {
 	return err
 }
 
+// dialErr names the dial in err; a timeout stays one (the *net.OpError
+// unwraps to it, and its Timeout method says so).
 func dialErr(network, address string, err error) error {
-	if IsTimeout(err) {
-		return err
-	}
 	return &net.OpError{Op: "dial", Net: network, Addr: addrString{network, address}, Err: err}
 }
 
