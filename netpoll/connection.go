@@ -608,12 +608,16 @@ func (c *connection) Slice(n int) (buf.Reader, error) {
 // Release gives back the memory of the input read so far (all of it once the
 // input is drained, or once a handler-driven connection is closed).
 func (c *connection) Release() error {
-	if c.in.Len() == 0 {
-		c.releaseInput()
+	if c.state.Load() == stateClosed && c.handlerDriven() {
+		// Nobody reads on after the handler: the input is dropped by
+		// whoever owns processing, the handler when it ends or, when none
+		// runs (a Release from another goroutine after the close), this
+		// call. Touching the input otherwise would race with that.
+		c.finishIfDone()
 		return nil
 	}
-	if c.state.Load() == stateClosed && c.handlerDriven() {
-		c.dropInput() // nobody reads on after the handler
+	if c.in.Len() == 0 {
+		c.releaseInput()
 		return nil
 	}
 	return c.in.Release()
