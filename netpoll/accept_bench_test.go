@@ -1,3 +1,5 @@
+//go:build linux
+
 package netpoll_test
 
 import (
