@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -95,4 +96,22 @@ func TestServeFreesPortOnReturn(t *testing.T) {
 		}
 	}
 	ln.Close()
+}
+
+// TestAcceptRetriesConnectionErrors: accept(2) hands a connection's pending
+// network error (and, on Linux, a firewall's refusal) to accept itself;
+// those are the one connection's, gone already, and must not end the
+// listener as a failure of its own does.
+func TestAcceptRetriesConnectionErrors(t *testing.T) {
+	for _, errno := range []syscall.Errno{syscall.ECONNABORTED, syscall.EPROTO, syscall.ENETDOWN, syscall.ENOPROTOOPT,
+		syscall.EHOSTDOWN, syscall.EHOSTUNREACH, syscall.EOPNOTSUPP, syscall.ENETUNREACH, syscall.EPERM} {
+		if !acceptSkips(errno) {
+			t.Errorf("accept error %v ends the listener; accept(2) says to retry it", errno)
+		}
+	}
+	for _, errno := range []syscall.Errno{syscall.EBADF, syscall.EINVAL, syscall.ENOTSOCK, syscall.EFAULT} {
+		if acceptSkips(errno) {
+			t.Errorf("accept error %v (the listener's own) is retried for ever", errno)
+		}
+	}
 }

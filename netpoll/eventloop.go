@@ -389,10 +389,9 @@ func (x *listener) onEvent(ev int) {
 		switch {
 		case errno == 0:
 			x.loop.accepted(c)
-		case errno == syscall.EAGAIN || errno == syscall.EINTR || errno == syscall.ECONNABORTED:
-			if errno == syscall.EAGAIN {
-				return
-			}
+		case errno == syscall.EAGAIN:
+			return
+		case errno == syscall.EINTR || acceptSkips(errno):
 		case errno == syscall.EMFILE || errno == syscall.ENFILE || errno == syscall.ENOBUFS || errno == syscall.ENOMEM:
 			x.pause()
 			return
@@ -401,6 +400,19 @@ func (x *listener) onEvent(ev int) {
 			return
 		}
 	}
+}
+
+// acceptSkips reports whether an accept error is one connection's rather
+// than the listener's: a connection aborted before it was accepted, or
+// (Linux) the pending network error of one, or a firewall's refusal of it.
+// accept(2) asks that these be retried as EAGAIN is; the next accept goes on.
+func acceptSkips(errno syscall.Errno) bool {
+	switch errno {
+	case syscall.ECONNABORTED, syscall.EPROTO, syscall.ENETDOWN, syscall.ENOPROTOOPT, syscall.EHOSTDOWN,
+		syscall.EHOSTUNREACH, syscall.EOPNOTSUPP, syscall.ENETUNREACH, syscall.EPERM:
+		return true
+	}
+	return false
 }
 
 // pause stops accepting for a while when the process is out of file
