@@ -19,11 +19,12 @@ type Config struct {
 	// OnPrepare runs when a connection is accepted, before it is registered;
 	// the context it returns is passed to the other callbacks. OnDisconnect
 	// runs for every connection OnPrepare saw, also one that is then not
-	// served (the loop shut down meanwhile). It runs on a poller goroutine:
-	// it must be quick and must not block. A panic is recovered and
-	// reported, and the connection is then not served; so it is after
-	// runtime.Goexit (t.FailNow in a test, say), and the poller goes on in
-	// a new goroutine. Optional.
+	// served (the loop shut down meanwhile). It runs on the goroutine that
+	// accepted the connection (a poller's, or the one that watches the
+	// listener for its Close): it must be quick and must not block. A panic
+	// is recovered and reported, and the connection is then not served; so
+	// it is after runtime.Goexit (t.FailNow in a test, say), and the
+	// accepting goroutine goes on in a new one. Optional.
 	OnPrepare func(conn Connection) context.Context
 	// OnConnect runs after a connection is registered, before its first
 	// OnRequest; it may replace the context. Optional.
