@@ -414,28 +414,67 @@ func structChunkLen(s *thrift.Struct, keepUnknown bool) int {
 			add(8, 8)
 			continue
 		}
-		switch kindOf(fl.Type, false) {
-		case wBool, wI8:
-			add(1, 1)
-		case wI16:
-			add(2, 2)
-		case wI32:
-			add(4, 4)
-		case wUUID:
-			add(16, 1)
-		case wString:
-			add(16, 8)
-		case wBinary, wList, wSet:
-			add(24, 8)
-		default: // i64, double, map, struct pointer
-			add(8, 8)
-		}
+		add(goSize(kindOf(fl.Type, false)))
 	}
 	if keepUnknown {
 		add(48, 8)
 	}
 	size = (size + align - 1) / align * align
 	return max(1, structArrayBytes/max(size, 1))
+}
+
+// goSize returns the size and alignment of a Go value of wire kind k (a
+// struct field or a container element, not a map key) on a 64-bit platform.
+func goSize(k wireKind) (int, int) {
+	switch k {
+	case wBool, wI8:
+		return 1, 1
+	case wI16:
+		return 2, 2
+	case wI32:
+		return 4, 4
+	case wUUID:
+		return 16, 1
+	case wString:
+		return 16, 8
+	case wBinary, wList, wSet:
+		return 24, 8
+	}
+	return 8, 8 // i64, double, map, struct pointer
+}
+
+// elemSize returns the Go size of a container element or map key of type t.
+func elemSize(t *thrift.Type, key bool) int {
+	k := kindOf(t, key)
+	if key && isContainerKind(k) {
+		return 8 // a pointer to the container
+	}
+	n, _ := goSize(k)
+	return n
+}
+
+// containerBytes is about how much memory a reader allocates for a list,
+// set or map before reading its elements. A header's size is checked only
+// against the least input its elements take (in compact, one byte per
+// string or varint, two per map entry), which a Go element can outweigh 40
+// times (an entry of map<string,string>); a reader that made the whole
+// container for the size announced allocated that much for input that
+// never came, or for a map of one key repeated. Past this budget the
+// container grows as its elements are read. 64 KiB is 4096 strings, 8192
+// i64s or 2048 string-to-string entries: typical containers still take one
+// allocation.
+const containerBytes = 64 << 10
+
+// containerHint returns the expression of the length to make a list or set
+// of elements of Go size es with, for the header's size: size itself when
+// the element's fixed wire size wireFixed is at least es (fixed-size
+// scalars: the header's check then bounds the allocation by the input),
+// else at most containerBytes of elements.
+func containerHint(es, wireFixed int) string {
+	if wireFixed >= es {
+		return "size"
+	}
+	return "min(size, " + itoa(max(1, containerBytes/es)) + ")"
 }
 
 // readValue emits a block that reads a value of type t at b[off:] and
@@ -504,15 +543,34 @@ func (fg *fileGen) readValue(pr proto, t *thrift.Type, key bool, where, target s
 		fg.p("if err != nil { %s }", fg.errReturn())
 		fg.p("off += n")
 		fg.p("if size != 0 && et != %s { return off, %s }", et, errElemType(where, strings.ToLower(begin), "et", et))
-		fg.p("%s := make(%s, size)", l, fg.goType(t, key))
-		if name, st := fg.bulkPrim(pr, r.Elem); name != "" {
+		lt := fg.goType(t, key)
+		hint := containerHint(elemSize(r.Elem, false), fixedOf(pr, kindOf(r.Elem, false)))
+		fg.p("%s := make(%s, %s)", l, lt, hint)
+		// Past the first make (when hint bounds it), l grows as elements
+		// are read: by as many as were read, at most the rest.
+		if name, st := fg.bulkPrim(pr, r.Elem); name != "" && hint == "size" {
 			fg.p("n, err = %s.Read%sSlice(b[off:], %s)", V, name, fg.asSlice(t, l, st))
 			fg.p("if err != nil { %s }", fg.errReturn())
 			fg.p("off += n")
+		} else if name != "" {
+			// One bulk read per part made.
+			j := fg.local("j")
+			fg.p("for %s := 0; ; {", j)
+			fg.p("n, err = %s.Read%sSlice(b[off:], %s)", V, name, fg.asSlice(t, l+"["+j+":]", st))
+			fg.p("if err != nil { %s }", fg.errReturn())
+			fg.p("off += n")
+			fg.p("if %s = len(%s); %s == size { break }", j, l, j)
+			fg.p("%s = append(%s, make(%s, min(size-%s, %s))...)", l, l, lt, j, j)
+			fg.p("}")
 		} else {
 			i := fg.local("i")
 			arr := fg.structArray(r.Elem)
-			fg.p("for %s := range %s {", i, l)
+			if hint == "size" {
+				fg.p("for %s := range %s {", i, l)
+			} else {
+				fg.p("for %s := 0; %s < size; %s++ {", i, i, i)
+				fg.p("if %s == len(%s) { %s = append(%s, make(%s, min(size-%s, %s))...) }", i, l, l, l, lt, i, i)
+			}
 			if arr != "" {
 				fg.structChunk(r.Elem, arr, i)
 			}
@@ -534,7 +592,8 @@ func (fg *fileGen) readValue(pr proto, t *thrift.Type, key bool, where, target s
 		fg.p("off += n")
 		fg.p("if size != 0 && kt != %s { return off, %s }", kt, errElemType(where, "map key", "kt", kt))
 		fg.p("if size != 0 && vt != %s { return off, %s }", vt, errElemType(where, "map value", "vt", vt))
-		fg.p("%s := make(%s, size)", m, fg.goType(t, key))
+		// A map grows by itself past its first make.
+		fg.p("%s := make(%s, min(size, %d))", m, fg.goType(t, key), max(1, containerBytes/(elemSize(r.Key, true)+elemSize(r.Elem, false))))
 		i, kv := fg.local("i"), fg.local("k")
 		arr := fg.structArray(r.Elem)
 		fg.p("for %s := 0; %s < size; %s++ {", i, i, i)

@@ -174,6 +174,18 @@ struct Wide {
   40: string s40
 }
 
+// Small holds containers whose elements may take a byte or two of input
+// each: reading one allocates for the elements read, not for the size its
+// header announces (checked against those one or two bytes only).
+struct Small {
+  1: map<string, string> names
+  2: list<string> strs
+  3: list<binary> bins
+  4: list<i64> nums
+  5: set<string> tags
+  6: list<i32> i32s
+}
+
 struct Wides {
   1: list<Wide> items
   2: map<i32, Wide> by_id

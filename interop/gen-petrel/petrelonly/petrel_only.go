@@ -295,7 +295,7 @@ func (p *Identified) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRING {
 						return off, thrift.ElemTypeError("Identified.labels (map value)", vt, thrift.STRING)
 					}
-					m23 := make(map[thrift.Tuuid]string, size)
+					m23 := make(map[thrift.Tuuid]string, min(size, 2048))
 					for i24 := 0; i24 < size; i24++ {
 						var k25 thrift.Tuuid
 						k25, n, err = thrift.Binary.ReadUUID(b[off:])
@@ -486,7 +486,7 @@ func (p *Identified) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRING {
 						return off, thrift.ElemTypeError("Identified.labels (map value)", vt, thrift.STRING)
 					}
-					m35 := make(map[thrift.Tuuid]string, size)
+					m35 := make(map[thrift.Tuuid]string, min(size, 2048))
 					for i36 := 0; i36 < size; i36++ {
 						var k37 thrift.Tuuid
 						k37, n, err = thrift.Compact.ReadUUID(b[off:])
