@@ -453,28 +453,28 @@ func elemSize(t *thrift.Type, key bool) int {
 	return n
 }
 
-// containerBytes is about how much memory a reader allocates for a list,
-// set or map before reading its elements. A header's size is checked only
-// against the least input its elements take (in compact, one byte per
-// string or varint, two per map entry), which a Go element can outweigh 40
-// times (an entry of map<string,string>); a reader that made the whole
-// container for the size announced allocated that much for input that
-// never came, or for a map of one key repeated. Past this budget the
-// container grows as its elements are read. 64 KiB is 4096 strings, 8192
-// i64s or 2048 string-to-string entries: typical containers still take one
-// allocation.
-const containerBytes = 64 << 10
+// mapBytes is about how much memory a reader allocates for a map before
+// reading its entries. A map's header is checked only against the least
+// input its entries take (two bytes an entry in compact), and entries with
+// one key repeated make a map of one: a reader that made the map for the
+// size announced allocated 40 times its input (map<string,string>) for a
+// map that ends with one entry. Past this budget the map grows as its
+// entries are read; 64 KiB is 2048 string-to-string entries, so typical
+// maps still take one allocation. A list or set is made whole: its
+// elements stay, so the slice costs what a valid list of that many least
+// elements in the same input would.
+const mapBytes = 64 << 10
 
-// containerHint returns the expression of the length to make a list or set
-// of elements of Go size es with, for the header's size: size itself when
-// the element's fixed wire size wireFixed is at least es (fixed-size
-// scalars: the header's check then bounds the allocation by the input),
-// else at most containerBytes of elements.
-func containerHint(es, wireFixed int) string {
-	if wireFixed >= es {
+// mapHint returns the expression of the size hint of a map with keys and
+// values of Go sizes ks and vs and of fixed wire sizes fk and fv (0: not
+// fixed): the header's size itself when the entry's fixed wire size is at
+// least its Go size (the header's check then bounds the map by the input),
+// else at most mapBytes of entries.
+func mapHint(ks, vs, fk, fv int) string {
+	if fk > 0 && fv > 0 && fk+fv >= ks+vs {
 		return "size"
 	}
-	return "min(size, " + itoa(max(1, containerBytes/es)) + ")"
+	return "min(size, " + itoa(max(1, mapBytes/(ks+vs))) + ")"
 }
 
 // readValue emits a block that reads a value of type t at b[off:] and
@@ -543,34 +543,15 @@ func (fg *fileGen) readValue(pr proto, t *thrift.Type, key bool, where, target s
 		fg.p("if err != nil { %s }", fg.errReturn())
 		fg.p("off += n")
 		fg.p("if size != 0 && et != %s { return off, %s }", et, errElemType(where, strings.ToLower(begin), "et", et))
-		lt := fg.goType(t, key)
-		hint := containerHint(elemSize(r.Elem, false), fixedOf(pr, kindOf(r.Elem, false)))
-		fg.p("%s := make(%s, %s)", l, lt, hint)
-		// Past the first make (when hint bounds it), l grows as elements
-		// are read: by as many as were read, at most the rest.
-		if name, st := fg.bulkPrim(pr, r.Elem); name != "" && hint == "size" {
+		fg.p("%s := make(%s, size)", l, fg.goType(t, key))
+		if name, st := fg.bulkPrim(pr, r.Elem); name != "" {
 			fg.p("n, err = %s.Read%sSlice(b[off:], %s)", V, name, fg.asSlice(t, l, st))
 			fg.p("if err != nil { %s }", fg.errReturn())
 			fg.p("off += n")
-		} else if name != "" {
-			// One bulk read per part made.
-			j := fg.local("j")
-			fg.p("for %s := 0; ; {", j)
-			fg.p("n, err = %s.Read%sSlice(b[off:], %s)", V, name, fg.asSlice(t, l+"["+j+":]", st))
-			fg.p("if err != nil { %s }", fg.errReturn())
-			fg.p("off += n")
-			fg.p("if %s = len(%s); %s == size { break }", j, l, j)
-			fg.p("%s = append(%s, make(%s, min(size-%s, %s))...)", l, l, lt, j, j)
-			fg.p("}")
 		} else {
 			i := fg.local("i")
 			arr := fg.structArray(r.Elem)
-			if hint == "size" {
-				fg.p("for %s := range %s {", i, l)
-			} else {
-				fg.p("for %s := 0; %s < size; %s++ {", i, i, i)
-				fg.p("if %s == len(%s) { %s = append(%s, make(%s, min(size-%s, %s))...) }", i, l, l, l, lt, i, i)
-			}
+			fg.p("for %s := range %s {", i, l)
 			if arr != "" {
 				fg.structChunk(r.Elem, arr, i)
 			}
@@ -593,7 +574,8 @@ func (fg *fileGen) readValue(pr proto, t *thrift.Type, key bool, where, target s
 		fg.p("if size != 0 && kt != %s { return off, %s }", kt, errElemType(where, "map key", "kt", kt))
 		fg.p("if size != 0 && vt != %s { return off, %s }", vt, errElemType(where, "map value", "vt", vt))
 		// A map grows by itself past its first make.
-		fg.p("%s := make(%s, min(size, %d))", m, fg.goType(t, key), max(1, containerBytes/(elemSize(r.Key, true)+elemSize(r.Elem, false))))
+		hint := mapHint(elemSize(r.Key, true), elemSize(r.Elem, false), fixedOf(pr, kindOf(r.Key, true)), fixedOf(pr, kindOf(r.Elem, false)))
+		fg.p("%s := make(%s, %s)", m, fg.goType(t, key), hint)
 		i, kv := fg.local("i"), fg.local("k")
 		arr := fg.structArray(r.Elem)
 		fg.p("for %s := 0; %s < size; %s++ {", i, i, i)

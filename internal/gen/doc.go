@@ -119,10 +119,11 @@
 // buffer at once. On inputs over 4 KiB FastRead finds the struct's end with
 // a Skip pass first; FastReadWhole, for a caller whose input holds the
 // struct and nothing else (thrift.Unmarshal), copies all of it without the
-// scan. Slices and maps are allocated once, at their read size, up to about
-// 64 KiB; past that (a header's size is checked only against the least
-// input its elements take, a byte for a compact string) they grow as
-// elements are read, unless their elements' wire size is fixed;
+// scan. Slices are allocated once, at their read size; so are maps up to
+// about 64 KiB of entries, or whole when their entries' fixed wire size is
+// at least their Go size; past that a map grows as its entries are read (a
+// map's header is checked only against the least input its entries take,
+// and a key repeated makes a map of one);
 // the structs of a list, set or map are allocated as one array; a struct's
 // optional scalars and its non-optional struct fields share one block,
 // allocated when the first of them is read. (The price of these shared

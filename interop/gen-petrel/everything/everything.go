@@ -716,11 +716,8 @@ func (p *Choice) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Choice.words (list)", et, thrift.STRING)
 					}
-					l17 := make([]string, min(size, 4096))
-					for i18 := 0; i18 < size; i18++ {
-						if i18 == len(l17) {
-							l17 = append(l17, make([]string, min(size-i18, i18))...)
-						}
+					l17 := make([]string, size)
+					for i18 := range l17 {
 						l17[i18], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Choice.words: %w", err)
@@ -924,11 +921,8 @@ func (p *Choice) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Choice.words (list)", et, thrift.STRING)
 					}
-					l22 := make([]string, min(size, 4096))
-					for i23 := 0; i23 < size; i23++ {
-						if i23 == len(l22) {
-							l22 = append(l22, make([]string, min(size-i23, i23))...)
-						}
+					l22 := make([]string, size)
+					for i23 := range l22 {
 						l22[i23], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Choice.words: %w", err)
@@ -3134,7 +3128,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.DOUBLE {
 						return off, thrift.ElemTypeError("Everything.long_to_double (map value)", vt, thrift.DOUBLE)
 					}
-					m195 := make(map[int64]float64, min(size, 4096))
+					m195 := make(map[int64]float64, size)
 					for i196 := 0; i196 < size; i196++ {
 						var k197 int64
 						k197, n, err = thrift.Binary.ReadI64(b[off:])
@@ -3163,11 +3157,8 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Everything.strings (list)", et, thrift.STRING)
 					}
-					l198 := make([]string, min(size, 4096))
-					for i199 := 0; i199 < size; i199++ {
-						if i199 == len(l198) {
-							l198 = append(l198, make([]string, min(size-i199, i199))...)
-						}
+					l198 := make([]string, size)
+					for i199 := range l198 {
 						l198[i199], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.strings: %w", err)
@@ -3189,11 +3180,8 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Everything.string_set (set)", et, thrift.STRING)
 					}
-					l200 := make([]string, min(size, 4096))
-					for i201 := 0; i201 < size; i201++ {
-						if i201 == len(l200) {
-							l200 = append(l200, make([]string, min(size-i201, i201))...)
-						}
+					l200 := make([]string, size)
+					for i201 := range l200 {
 						l200[i201], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.string_set: %w", err)
@@ -3247,11 +3235,8 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Everything.blobs (list)", et, thrift.STRING)
 					}
-					l205 := make([][]byte, min(size, 2730))
-					for i206 := 0; i206 < size; i206++ {
-						if i206 == len(l205) {
-							l205 = append(l205, make([][]byte, min(size-i206, i206))...)
-						}
+					l205 := make([][]byte, size)
+					for i206 := range l205 {
 						l205[i206], n, err = thrift.Binary.ReadBinaryNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.blobs: %w", err)
@@ -3273,11 +3258,8 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Everything.names (list)", et, thrift.STRING)
 					}
-					l207 := make(Names, min(size, 4096))
-					for i208 := 0; i208 < size; i208++ {
-						if i208 == len(l207) {
-							l207 = append(l207, make(Names, min(size-i208, i208))...)
-						}
+					l207 := make(Names, size)
+					for i208 := range l207 {
 						l207[i208], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.names: %w", err)
@@ -3299,12 +3281,9 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRUCT {
 						return off, thrift.ElemTypeError("Everything.inners (list)", et, thrift.STRUCT)
 					}
-					l209 := make([]*Inner, min(size, 8192))
+					l209 := make([]*Inner, size)
 					a211 := make([]Inner, min(size, 2048))
-					for i210 := 0; i210 < size; i210++ {
-						if i210 == len(l209) {
-							l209 = append(l209, make([]*Inner, min(size-i210, i210))...)
-						}
+					for i210 := range l209 {
 						if len(a211) == 0 {
 							a211 = make([]Inner, min(size-i210, i210))
 						}
@@ -3422,7 +3401,7 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.color_count (map value)", vt, thrift.I32)
 					}
-					m224 := make(map[Color]int32, min(size, 8192))
+					m224 := make(map[Color]int32, size)
 					for i225 := 0; i225 < size; i225++ {
 						var k226 Color
 						v227, n, err := thrift.Binary.ReadI32(b[off:])
@@ -3472,11 +3451,8 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 							if size != 0 && et != thrift.SET {
 								return off, thrift.ElemTypeError("Everything.nested value (list)", et, thrift.SET)
 							}
-							l231 := make([][]int32, min(size, 2730))
-							for i232 := 0; i232 < size; i232++ {
-								if i232 == len(l231) {
-									l231 = append(l231, make([][]int32, min(size-i232, i232))...)
-								}
+							l231 := make([][]int32, size)
+							for i232 := range l231 {
 								{
 									et, size, n, err := thrift.Binary.ReadSetBegin(b[off:])
 									if err != nil {
@@ -3513,11 +3489,8 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.MAP {
 						return off, thrift.ElemTypeError("Everything.list_of_maps (list)", et, thrift.MAP)
 					}
-					l234 := make([]map[int32]string, min(size, 8192))
-					for i235 := 0; i235 < size; i235++ {
-						if i235 == len(l234) {
-							l234 = append(l234, make([]map[int32]string, min(size-i235, i235))...)
-						}
+					l234 := make([]map[int32]string, size)
+					for i235 := range l234 {
 						{
 							kt, vt, size, n, err := thrift.Binary.ReadMapBegin(b[off:])
 							if err != nil {
@@ -3562,11 +3535,8 @@ func (p *Everything) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.LIST {
 						return off, thrift.ElemTypeError("Everything.matrix (list)", et, thrift.LIST)
 					}
-					l239 := make([][]int64, min(size, 2730))
-					for i240 := 0; i240 < size; i240++ {
-						if i240 == len(l239) {
-							l239 = append(l239, make([][]int64, min(size-i240, i240))...)
-						}
+					l239 := make([][]int64, size)
+					for i240 := range l239 {
 						{
 							et, size, n, err := thrift.Binary.ReadListBegin(b[off:])
 							if err != nil {
@@ -4541,11 +4511,8 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I16 {
 						return off, thrift.ElemTypeError("Everything.shorts (list)", et, thrift.I16)
 					}
-					l318 := make([]int16, min(size, 32768))
-					for i319 := 0; i319 < size; i319++ {
-						if i319 == len(l318) {
-							l318 = append(l318, make([]int16, min(size-i319, i319))...)
-						}
+					l318 := make([]int16, size)
+					for i319 := range l318 {
 						l318[i319], n, err = thrift.Compact.ReadI16(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.shorts: %w", err)
@@ -4567,18 +4534,12 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.ints (list)", et, thrift.I32)
 					}
-					l320 := make([]int32, min(size, 16384))
-					for j321 := 0; ; {
-						n, err = thrift.Compact.ReadI32Slice(b[off:], l320[j321:])
-						if err != nil {
-							return off, fmt.Errorf("Everything.ints: %w", err)
-						}
-						off += n
-						if j321 = len(l320); j321 == size {
-							break
-						}
-						l320 = append(l320, make([]int32, min(size-j321, j321))...)
+					l320 := make([]int32, size)
+					n, err = thrift.Compact.ReadI32Slice(b[off:], l320)
+					if err != nil {
+						return off, fmt.Errorf("Everything.ints: %w", err)
 					}
+					off += n
 					p.Ints = l320
 				}
 				continue
@@ -4594,19 +4555,13 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I64 {
 						return off, thrift.ElemTypeError("Everything.longs (list)", et, thrift.I64)
 					}
-					l322 := make([]int64, min(size, 8192))
-					for j323 := 0; ; {
-						n, err = thrift.Compact.ReadI64Slice(b[off:], l322[j323:])
-						if err != nil {
-							return off, fmt.Errorf("Everything.longs: %w", err)
-						}
-						off += n
-						if j323 = len(l322); j323 == size {
-							break
-						}
-						l322 = append(l322, make([]int64, min(size-j323, j323))...)
+					l321 := make([]int64, size)
+					n, err = thrift.Compact.ReadI64Slice(b[off:], l321)
+					if err != nil {
+						return off, fmt.Errorf("Everything.longs: %w", err)
 					}
-					p.Longs = l322
+					off += n
+					p.Longs = l321
 				}
 				continue
 			}
@@ -4621,13 +4576,13 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.DOUBLE {
 						return off, thrift.ElemTypeError("Everything.doubles (list)", et, thrift.DOUBLE)
 					}
-					l324 := make([]float64, size)
-					n, err = thrift.Compact.ReadDoubleSlice(b[off:], l324)
+					l322 := make([]float64, size)
+					n, err = thrift.Compact.ReadDoubleSlice(b[off:], l322)
 					if err != nil {
 						return off, fmt.Errorf("Everything.doubles: %w", err)
 					}
 					off += n
-					p.Doubles = l324
+					p.Doubles = l322
 				}
 				continue
 			}
@@ -4642,19 +4597,13 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.int_set (set)", et, thrift.I32)
 					}
-					l325 := make([]int32, min(size, 16384))
-					for j326 := 0; ; {
-						n, err = thrift.Compact.ReadI32Slice(b[off:], l325[j326:])
-						if err != nil {
-							return off, fmt.Errorf("Everything.int_set: %w", err)
-						}
-						off += n
-						if j326 = len(l325); j326 == size {
-							break
-						}
-						l325 = append(l325, make([]int32, min(size-j326, j326))...)
+					l323 := make([]int32, size)
+					n, err = thrift.Compact.ReadI32Slice(b[off:], l323)
+					if err != nil {
+						return off, fmt.Errorf("Everything.int_set: %w", err)
 					}
-					p.IntSet = l325
+					off += n
+					p.IntSet = l323
 				}
 				continue
 			}
@@ -4672,21 +4621,21 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.DOUBLE {
 						return off, thrift.ElemTypeError("Everything.long_to_double (map value)", vt, thrift.DOUBLE)
 					}
-					m327 := make(map[int64]float64, min(size, 4096))
-					for i328 := 0; i328 < size; i328++ {
-						var k329 int64
-						k329, n, err = thrift.Compact.ReadI64(b[off:])
+					m324 := make(map[int64]float64, min(size, 4096))
+					for i325 := 0; i325 < size; i325++ {
+						var k326 int64
+						k326, n, err = thrift.Compact.ReadI64(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.long_to_double: %w", err)
 						}
 						off += n
-						m327[k329], n, err = thrift.Compact.ReadDouble(b[off:])
+						m324[k326], n, err = thrift.Compact.ReadDouble(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.long_to_double: %w", err)
 						}
 						off += n
 					}
-					p.LongToDouble = m327
+					p.LongToDouble = m324
 				}
 				continue
 			}
@@ -4701,18 +4650,15 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Everything.strings (list)", et, thrift.STRING)
 					}
-					l330 := make([]string, min(size, 4096))
-					for i331 := 0; i331 < size; i331++ {
-						if i331 == len(l330) {
-							l330 = append(l330, make([]string, min(size-i331, i331))...)
-						}
-						l330[i331], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					l327 := make([]string, size)
+					for i328 := range l327 {
+						l327[i328], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.strings: %w", err)
 						}
 						off += n
 					}
-					p.Strings = l330
+					p.Strings = l327
 				}
 				continue
 			}
@@ -4727,18 +4673,15 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Everything.string_set (set)", et, thrift.STRING)
 					}
-					l332 := make([]string, min(size, 4096))
-					for i333 := 0; i333 < size; i333++ {
-						if i333 == len(l332) {
-							l332 = append(l332, make([]string, min(size-i333, i333))...)
-						}
-						l332[i333], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					l329 := make([]string, size)
+					for i330 := range l329 {
+						l329[i330], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.string_set: %w", err)
 						}
 						off += n
 					}
-					p.StringSet = l332
+					p.StringSet = l329
 				}
 				continue
 			}
@@ -4756,21 +4699,21 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRING {
 						return off, thrift.ElemTypeError("Everything.string_map (map value)", vt, thrift.STRING)
 					}
-					m334 := make(map[string]string, min(size, 2048))
-					for i335 := 0; i335 < size; i335++ {
-						var k336 string
-						k336, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					m331 := make(map[string]string, min(size, 2048))
+					for i332 := 0; i332 < size; i332++ {
+						var k333 string
+						k333, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.string_map: %w", err)
 						}
 						off += n
-						m334[k336], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+						m331[k333], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.string_map: %w", err)
 						}
 						off += n
 					}
-					p.StringMap = m334
+					p.StringMap = m331
 				}
 				continue
 			}
@@ -4785,18 +4728,15 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Everything.blobs (list)", et, thrift.STRING)
 					}
-					l337 := make([][]byte, min(size, 2730))
-					for i338 := 0; i338 < size; i338++ {
-						if i338 == len(l337) {
-							l337 = append(l337, make([][]byte, min(size-i338, i338))...)
-						}
-						l337[i338], n, err = thrift.Compact.ReadBinaryNocopy(b[off:])
+					l334 := make([][]byte, size)
+					for i335 := range l334 {
+						l334[i335], n, err = thrift.Compact.ReadBinaryNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.blobs: %w", err)
 						}
 						off += n
 					}
-					p.Blobs = l337
+					p.Blobs = l334
 				}
 				continue
 			}
@@ -4811,18 +4751,15 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Everything.names (list)", et, thrift.STRING)
 					}
-					l339 := make(Names, min(size, 4096))
-					for i340 := 0; i340 < size; i340++ {
-						if i340 == len(l339) {
-							l339 = append(l339, make(Names, min(size-i340, i340))...)
-						}
-						l339[i340], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					l336 := make(Names, size)
+					for i337 := range l336 {
+						l336[i337], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.names: %w", err)
 						}
 						off += n
 					}
-					p.Names = l339
+					p.Names = l336
 				}
 				continue
 			}
@@ -4837,25 +4774,22 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRUCT {
 						return off, thrift.ElemTypeError("Everything.inners (list)", et, thrift.STRUCT)
 					}
-					l341 := make([]*Inner, min(size, 8192))
-					a343 := make([]Inner, min(size, 2048))
-					for i342 := 0; i342 < size; i342++ {
-						if i342 == len(l341) {
-							l341 = append(l341, make([]*Inner, min(size-i342, i342))...)
+					l338 := make([]*Inner, size)
+					a340 := make([]Inner, min(size, 2048))
+					for i339 := range l338 {
+						if len(a340) == 0 {
+							a340 = make([]Inner, min(size-i339, i339))
 						}
-						if len(a343) == 0 {
-							a343 = make([]Inner, min(size-i342, i342))
-						}
-						v344 := &a343[0]
-						n, err = v344.FastReadDepthCompact(b[off:], depth+1)
+						v341 := &a340[0]
+						n, err = v341.FastReadDepthCompact(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Everything.inners: %w", err)
 						}
 						off += n
-						l341[i342] = v344
-						a343 = a343[1:]
+						l338[i339] = v341
+						a340 = a340[1:]
 					}
-					p.Inners = l341
+					p.Inners = l338
 				}
 				continue
 			}
@@ -4873,28 +4807,28 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRUCT {
 						return off, thrift.ElemTypeError("Everything.inner_by_name (map value)", vt, thrift.STRUCT)
 					}
-					m345 := make(map[string]*Inner, min(size, 2730))
-					a348 := make([]Inner, min(size, 2048))
-					for i346 := 0; i346 < size; i346++ {
-						var k347 string
-						k347, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					m342 := make(map[string]*Inner, min(size, 2730))
+					a345 := make([]Inner, min(size, 2048))
+					for i343 := 0; i343 < size; i343++ {
+						var k344 string
+						k344, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.inner_by_name: %w", err)
 						}
 						off += n
-						if len(a348) == 0 {
-							a348 = make([]Inner, min(size-i346, i346))
+						if len(a345) == 0 {
+							a345 = make([]Inner, min(size-i343, i343))
 						}
-						v349 := &a348[0]
-						n, err = v349.FastReadDepthCompact(b[off:], depth+1)
+						v346 := &a345[0]
+						n, err = v346.FastReadDepthCompact(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Everything.inner_by_name: %w", err)
 						}
 						off += n
-						m345[k347] = v349
-						a348 = a348[1:]
+						m342[k344] = v346
+						a345 = a345[1:]
 					}
-					p.InnerByName = m345
+					p.InnerByName = m342
 				}
 				continue
 			}
@@ -4909,19 +4843,16 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.color_set (set)", et, thrift.I32)
 					}
-					l350 := make([]Color, min(size, 16384))
-					for i351 := 0; i351 < size; i351++ {
-						if i351 == len(l350) {
-							l350 = append(l350, make([]Color, min(size-i351, i351))...)
-						}
-						v352, n, err := thrift.Compact.ReadI32(b[off:])
+					l347 := make([]Color, size)
+					for i348 := range l347 {
+						v349, n, err := thrift.Compact.ReadI32(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.color_set: %w", err)
 						}
 						off += n
-						l350[i351] = Color(v352)
+						l347[i348] = Color(v349)
 					}
-					p.ColorSet = l350
+					p.ColorSet = l347
 				}
 				continue
 			}
@@ -4936,19 +4867,16 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.colors (list)", et, thrift.I32)
 					}
-					l353 := make([]Color, min(size, 16384))
-					for i354 := 0; i354 < size; i354++ {
-						if i354 == len(l353) {
-							l353 = append(l353, make([]Color, min(size-i354, i354))...)
-						}
-						v355, n, err := thrift.Compact.ReadI32(b[off:])
+					l350 := make([]Color, size)
+					for i351 := range l350 {
+						v352, n, err := thrift.Compact.ReadI32(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.colors: %w", err)
 						}
 						off += n
-						l353[i354] = Color(v355)
+						l350[i351] = Color(v352)
 					}
-					p.Colors = l353
+					p.Colors = l350
 				}
 				continue
 			}
@@ -4966,22 +4894,22 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.color_count (map value)", vt, thrift.I32)
 					}
-					m356 := make(map[Color]int32, min(size, 8192))
-					for i357 := 0; i357 < size; i357++ {
-						var k358 Color
-						v359, n, err := thrift.Compact.ReadI32(b[off:])
+					m353 := make(map[Color]int32, min(size, 8192))
+					for i354 := 0; i354 < size; i354++ {
+						var k355 Color
+						v356, n, err := thrift.Compact.ReadI32(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.color_count: %w", err)
 						}
 						off += n
-						k358 = Color(v359)
-						m356[k358], n, err = thrift.Compact.ReadI32(b[off:])
+						k355 = Color(v356)
+						m353[k355], n, err = thrift.Compact.ReadI32(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.color_count: %w", err)
 						}
 						off += n
 					}
-					p.ColorCount = m356
+					p.ColorCount = m353
 				}
 				continue
 			}
@@ -4999,10 +4927,10 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.LIST {
 						return off, thrift.ElemTypeError("Everything.nested (map value)", vt, thrift.LIST)
 					}
-					m360 := make(map[string][][]int32, min(size, 1638))
-					for i361 := 0; i361 < size; i361++ {
-						var k362 string
-						k362, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					m357 := make(map[string][][]int32, min(size, 1638))
+					for i358 := 0; i358 < size; i358++ {
+						var k359 string
+						k359, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.nested: %w", err)
 						}
@@ -5016,11 +4944,8 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 							if size != 0 && et != thrift.SET {
 								return off, thrift.ElemTypeError("Everything.nested value (list)", et, thrift.SET)
 							}
-							l363 := make([][]int32, min(size, 2730))
-							for i364 := 0; i364 < size; i364++ {
-								if i364 == len(l363) {
-									l363 = append(l363, make([][]int32, min(size-i364, i364))...)
-								}
+							l360 := make([][]int32, size)
+							for i361 := range l360 {
 								{
 									et, size, n, err := thrift.Compact.ReadSetBegin(b[off:])
 									if err != nil {
@@ -5030,25 +4955,19 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 									if size != 0 && et != thrift.I32 {
 										return off, thrift.ElemTypeError("Everything.nested value element (set)", et, thrift.I32)
 									}
-									l365 := make([]int32, min(size, 16384))
-									for j366 := 0; ; {
-										n, err = thrift.Compact.ReadI32Slice(b[off:], l365[j366:])
-										if err != nil {
-											return off, fmt.Errorf("Everything.nested: %w", err)
-										}
-										off += n
-										if j366 = len(l365); j366 == size {
-											break
-										}
-										l365 = append(l365, make([]int32, min(size-j366, j366))...)
+									l362 := make([]int32, size)
+									n, err = thrift.Compact.ReadI32Slice(b[off:], l362)
+									if err != nil {
+										return off, fmt.Errorf("Everything.nested: %w", err)
 									}
-									l363[i364] = l365
+									off += n
+									l360[i361] = l362
 								}
 							}
-							m360[k362] = l363
+							m357[k359] = l360
 						}
 					}
-					p.Nested = m360
+					p.Nested = m357
 				}
 				continue
 			}
@@ -5063,11 +4982,8 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.MAP {
 						return off, thrift.ElemTypeError("Everything.list_of_maps (list)", et, thrift.MAP)
 					}
-					l367 := make([]map[int32]string, min(size, 8192))
-					for i368 := 0; i368 < size; i368++ {
-						if i368 == len(l367) {
-							l367 = append(l367, make([]map[int32]string, min(size-i368, i368))...)
-						}
+					l363 := make([]map[int32]string, size)
+					for i364 := range l363 {
 						{
 							kt, vt, size, n, err := thrift.Compact.ReadMapBegin(b[off:])
 							if err != nil {
@@ -5080,24 +4996,24 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 							if size != 0 && vt != thrift.STRING {
 								return off, thrift.ElemTypeError("Everything.list_of_maps element (map value)", vt, thrift.STRING)
 							}
-							m369 := make(map[int32]string, min(size, 3276))
-							for i370 := 0; i370 < size; i370++ {
-								var k371 int32
-								k371, n, err = thrift.Compact.ReadI32(b[off:])
+							m365 := make(map[int32]string, min(size, 3276))
+							for i366 := 0; i366 < size; i366++ {
+								var k367 int32
+								k367, n, err = thrift.Compact.ReadI32(b[off:])
 								if err != nil {
 									return off, fmt.Errorf("Everything.list_of_maps: %w", err)
 								}
 								off += n
-								m369[k371], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+								m365[k367], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 								if err != nil {
 									return off, fmt.Errorf("Everything.list_of_maps: %w", err)
 								}
 								off += n
 							}
-							l367[i368] = m369
+							l363[i364] = m365
 						}
 					}
-					p.ListOfMaps = l367
+					p.ListOfMaps = l363
 				}
 				continue
 			}
@@ -5112,11 +5028,8 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.LIST {
 						return off, thrift.ElemTypeError("Everything.matrix (list)", et, thrift.LIST)
 					}
-					l372 := make([][]int64, min(size, 2730))
-					for i373 := 0; i373 < size; i373++ {
-						if i373 == len(l372) {
-							l372 = append(l372, make([][]int64, min(size-i373, i373))...)
-						}
+					l368 := make([][]int64, size)
+					for i369 := range l368 {
 						{
 							et, size, n, err := thrift.Compact.ReadListBegin(b[off:])
 							if err != nil {
@@ -5126,22 +5039,16 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 							if size != 0 && et != thrift.I64 {
 								return off, thrift.ElemTypeError("Everything.matrix element (list)", et, thrift.I64)
 							}
-							l374 := make([]int64, min(size, 8192))
-							for j375 := 0; ; {
-								n, err = thrift.Compact.ReadI64Slice(b[off:], l374[j375:])
-								if err != nil {
-									return off, fmt.Errorf("Everything.matrix: %w", err)
-								}
-								off += n
-								if j375 = len(l374); j375 == size {
-									break
-								}
-								l374 = append(l374, make([]int64, min(size-j375, j375))...)
+							l370 := make([]int64, size)
+							n, err = thrift.Compact.ReadI64Slice(b[off:], l370)
+							if err != nil {
+								return off, fmt.Errorf("Everything.matrix: %w", err)
 							}
-							l372[i373] = l374
+							off += n
+							l368[i369] = l370
 						}
 					}
-					p.Matrix = l372
+					p.Matrix = l368
 				}
 				continue
 			}
@@ -5199,13 +5106,13 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			}
 		case 44:
 			if t == thrift.STRUCT {
-				v376 := NewInner()
-				n, err = v376.FastReadDepthCompact(b[off:], depth+1)
+				v371 := NewInner()
+				n, err = v371.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("Everything.opt_inner: %w", err)
 				}
 				off += n
-				p.OptInner = v376
+				p.OptInner = v371
 				continue
 			}
 		case 45:
@@ -5219,19 +5126,13 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.opt_ints (list)", et, thrift.I32)
 					}
-					l377 := make([]int32, min(size, 16384))
-					for j378 := 0; ; {
-						n, err = thrift.Compact.ReadI32Slice(b[off:], l377[j378:])
-						if err != nil {
-							return off, fmt.Errorf("Everything.opt_ints: %w", err)
-						}
-						off += n
-						if j378 = len(l377); j378 == size {
-							break
-						}
-						l377 = append(l377, make([]int32, min(size-j378, j378))...)
+					l372 := make([]int32, size)
+					n, err = thrift.Compact.ReadI32Slice(b[off:], l372)
+					if err != nil {
+						return off, fmt.Errorf("Everything.opt_ints: %w", err)
 					}
-					p.OptInts = l377
+					off += n
+					p.OptInts = l372
 				}
 				continue
 			}
@@ -5249,21 +5150,21 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.I64 {
 						return off, thrift.ElemTypeError("Everything.opt_map (map value)", vt, thrift.I64)
 					}
-					m379 := make(map[string]int64, min(size, 2730))
-					for i380 := 0; i380 < size; i380++ {
-						var k381 string
-						k381, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					m373 := make(map[string]int64, min(size, 2730))
+					for i374 := 0; i374 < size; i374++ {
+						var k375 string
+						k375, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.opt_map: %w", err)
 						}
 						off += n
-						m379[k381], n, err = thrift.Compact.ReadI64(b[off:])
+						m373[k375], n, err = thrift.Compact.ReadI64(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.opt_map: %w", err)
 						}
 						off += n
 					}
-					p.OptMap = m379
+					p.OptMap = m373
 				}
 				continue
 			}
@@ -5272,12 +5173,12 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				v382, n, err := thrift.Compact.ReadI32(b[off:])
+				v376, n, err := thrift.Compact.ReadI32(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Everything.opt_color: %w", err)
 				}
 				off += n
-				opt.f0006 = Color(v382)
+				opt.f0006 = Color(v376)
 				p.OptColor = &opt.f0006
 				continue
 			}
@@ -5323,12 +5224,12 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			}
 		case 53:
 			if t == thrift.I32 {
-				v383, n, err := thrift.Compact.ReadI32(b[off:])
+				v377, n, err := thrift.Compact.ReadI32(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Everything.def_color: %w", err)
 				}
 				off += n
-				p.DefColor = Color(v383)
+				p.DefColor = Color(v377)
 				continue
 			}
 		case 54:
@@ -5342,19 +5243,13 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.def_list (list)", et, thrift.I32)
 					}
-					l384 := make([]int32, min(size, 16384))
-					for j385 := 0; ; {
-						n, err = thrift.Compact.ReadI32Slice(b[off:], l384[j385:])
-						if err != nil {
-							return off, fmt.Errorf("Everything.def_list: %w", err)
-						}
-						off += n
-						if j385 = len(l384); j385 == size {
-							break
-						}
-						l384 = append(l384, make([]int32, min(size-j385, j385))...)
+					l378 := make([]int32, size)
+					n, err = thrift.Compact.ReadI32Slice(b[off:], l378)
+					if err != nil {
+						return off, fmt.Errorf("Everything.def_list: %w", err)
 					}
-					p.DefList = l384
+					off += n
+					p.DefList = l378
 				}
 				continue
 			}
@@ -5372,21 +5267,21 @@ func (p *Everything) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.I32 {
 						return off, thrift.ElemTypeError("Everything.def_map (map value)", vt, thrift.I32)
 					}
-					m386 := make(map[string]int32, min(size, 3276))
-					for i387 := 0; i387 < size; i387++ {
-						var k388 string
-						k388, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					m379 := make(map[string]int32, min(size, 3276))
+					for i380 := 0; i380 < size; i380++ {
+						var k381 string
+						k381, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.def_map: %w", err)
 						}
 						off += n
-						m386[k388], n, err = thrift.Compact.ReadI32(b[off:])
+						m379[k381], n, err = thrift.Compact.ReadI32(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Everything.def_map: %w", err)
 						}
 						off += n
 					}
-					p.DefMap = m386
+					p.DefMap = m379
 				}
 				continue
 			}
@@ -5579,13 +5474,13 @@ func (p *InteropServiceEchoArgs) FastReadDepth(b []byte, depth int) (int, error)
 		switch id {
 		case 1:
 			if t == thrift.STRUCT {
-				v389 := NewEverything()
-				n, err = v389.FastReadDepth(b[off:], depth+1)
+				v382 := NewEverything()
+				n, err = v382.FastReadDepth(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("InteropService_echo_args.value: %w", err)
 				}
 				off += n
-				p.Value = v389
+				p.Value = v382
 				continue
 			}
 		}
@@ -5664,13 +5559,13 @@ func (p *InteropServiceEchoArgs) FastReadDepthCompact(b []byte, depth int) (int,
 		switch id {
 		case 1:
 			if t == thrift.STRUCT {
-				v390 := NewEverything()
-				n, err = v390.FastReadDepthCompact(b[off:], depth+1)
+				v383 := NewEverything()
+				n, err = v383.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("InteropService_echo_args.value: %w", err)
 				}
 				off += n
-				p.Value = v390
+				p.Value = v383
 				continue
 			}
 		}
@@ -5845,24 +5740,24 @@ func (p *InteropServiceEchoResult) FastReadDepth(b []byte, depth int) (int, erro
 		switch id {
 		case 0:
 			if t == thrift.STRUCT {
-				v391 := NewEverything()
-				n, err = v391.FastReadDepth(b[off:], depth+1)
+				v384 := NewEverything()
+				n, err = v384.FastReadDepth(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("InteropService_echo_result.success: %w", err)
 				}
 				off += n
-				p.Success = v391
+				p.Success = v384
 				continue
 			}
 		case 1:
 			if t == thrift.STRUCT {
-				v392 := NewOops()
-				n, err = v392.FastReadDepth(b[off:], depth+1)
+				v385 := NewOops()
+				n, err = v385.FastReadDepth(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("InteropService_echo_result.oops: %w", err)
 				}
 				off += n
-				p.Oops = v392
+				p.Oops = v385
 				continue
 			}
 		}
@@ -5962,24 +5857,24 @@ func (p *InteropServiceEchoResult) FastReadDepthCompact(b []byte, depth int) (in
 		switch id {
 		case 0:
 			if t == thrift.STRUCT {
-				v393 := NewEverything()
-				n, err = v393.FastReadDepthCompact(b[off:], depth+1)
+				v386 := NewEverything()
+				n, err = v386.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("InteropService_echo_result.success: %w", err)
 				}
 				off += n
-				p.Success = v393
+				p.Success = v386
 				continue
 			}
 		case 1:
 			if t == thrift.STRUCT {
-				v394 := NewOops()
-				n, err = v394.FastReadDepthCompact(b[off:], depth+1)
+				v387 := NewOops()
+				n, err = v387.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("InteropService_echo_result.oops: %w", err)
 				}
 				off += n
-				p.Oops = v394
+				p.Oops = v387
 				continue
 			}
 		}
@@ -6058,12 +5953,12 @@ func (p *InteropServiceAddArgs) FastWrite(b []byte) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	w395 := (*[19]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w395[0:], thrift.I32, 1)
-	thrift.Binary.WriteI32(w395[3:], p.A)
-	thrift.Binary.WriteFieldBegin(w395[7:], thrift.I64, 2)
-	thrift.Binary.WriteI64(w395[10:], p.B)
-	thrift.Binary.WriteFieldStop(w395[18:])
+	w388 := (*[19]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w388[0:], thrift.I32, 1)
+	thrift.Binary.WriteI32(w388[3:], p.A)
+	thrift.Binary.WriteFieldBegin(w388[7:], thrift.I64, 2)
+	thrift.Binary.WriteI64(w388[10:], p.B)
+	thrift.Binary.WriteFieldStop(w388[18:])
 	off += 19
 	return off
 }
@@ -6276,9 +6171,9 @@ func (p *InteropServiceAddResult) FastWrite(b []byte) int {
 	}
 	off := 0
 	if p.Success != nil {
-		w396 := (*[11]byte)(b[off:])
-		thrift.Binary.WriteFieldBegin(w396[0:], thrift.I64, 0)
-		thrift.Binary.WriteI64(w396[3:], *p.Success)
+		w389 := (*[11]byte)(b[off:])
+		thrift.Binary.WriteFieldBegin(w389[0:], thrift.I64, 0)
+		thrift.Binary.WriteI64(w389[3:], *p.Success)
 		off += 11
 	}
 	off += thrift.Binary.WriteFieldStop(b[off:])
@@ -6324,13 +6219,13 @@ func (p *InteropServiceAddResult) FastReadDepth(b []byte, depth int) (int, error
 		switch id {
 		case 0:
 			if t == thrift.I64 {
-				v397, n, err := thrift.Binary.ReadI64(b[off:])
+				v390, n, err := thrift.Binary.ReadI64(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("InteropService_add_result.success: %w", err)
 				}
 				off += n
-				tmp398 := v397
-				p.Success = &tmp398
+				tmp391 := v390
+				p.Success = &tmp391
 				continue
 			}
 		}
@@ -6411,13 +6306,13 @@ func (p *InteropServiceAddResult) FastReadDepthCompact(b []byte, depth int) (int
 		switch id {
 		case 0:
 			if t == thrift.I64 {
-				v399, n, err := thrift.Compact.ReadI64(b[off:])
+				v392, n, err := thrift.Compact.ReadI64(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("InteropService_add_result.success: %w", err)
 				}
 				off += n
-				tmp400 := v399
-				p.Success = &tmp400
+				tmp393 := v392
+				p.Success = &tmp393
 				continue
 			}
 		}
@@ -6996,8 +6891,8 @@ func (p *InteropServicePickArgs) BLength() int {
 		return 1
 	}
 	l := 16
-	for _, v401 := range p.Inners {
-		l += v401.BLength()
+	for _, v394 := range p.Inners {
+		l += v394.BLength()
 	}
 	return l
 }
@@ -7009,14 +6904,14 @@ func (p *InteropServicePickArgs) FastWrite(b []byte) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	w402 := (*[15]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w402[0:], thrift.I32, 1)
-	thrift.Binary.WriteI32(w402[3:], int32(p.Color))
-	thrift.Binary.WriteFieldBegin(w402[7:], thrift.LIST, 2)
-	thrift.Binary.WriteListBegin(w402[10:], thrift.STRUCT, len(p.Inners))
+	w395 := (*[15]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w395[0:], thrift.I32, 1)
+	thrift.Binary.WriteI32(w395[3:], int32(p.Color))
+	thrift.Binary.WriteFieldBegin(w395[7:], thrift.LIST, 2)
+	thrift.Binary.WriteListBegin(w395[10:], thrift.STRUCT, len(p.Inners))
 	off += 15
-	for _, v403 := range p.Inners {
-		off += v403.FastWrite(b[off:])
+	for _, v396 := range p.Inners {
+		off += v396.FastWrite(b[off:])
 	}
 	off += thrift.Binary.WriteFieldStop(b[off:])
 	return off
@@ -7030,14 +6925,14 @@ func (p *InteropServicePickArgs) FastWriteNocopy(b []byte, w thrift.NocopyWriter
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	w404 := (*[15]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w404[0:], thrift.I32, 1)
-	thrift.Binary.WriteI32(w404[3:], int32(p.Color))
-	thrift.Binary.WriteFieldBegin(w404[7:], thrift.LIST, 2)
-	thrift.Binary.WriteListBegin(w404[10:], thrift.STRUCT, len(p.Inners))
+	w397 := (*[15]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w397[0:], thrift.I32, 1)
+	thrift.Binary.WriteI32(w397[3:], int32(p.Color))
+	thrift.Binary.WriteFieldBegin(w397[7:], thrift.LIST, 2)
+	thrift.Binary.WriteListBegin(w397[10:], thrift.STRUCT, len(p.Inners))
 	off += 15
-	for _, v405 := range p.Inners {
-		off += v405.FastWriteNocopy(b[off:], w)
+	for _, v398 := range p.Inners {
+		off += v398.FastWriteNocopy(b[off:], w)
 	}
 	off += thrift.Binary.WriteFieldStop(b[off:])
 	return off
@@ -7084,12 +6979,12 @@ func (p *InteropServicePickArgs) FastReadDepth(b []byte, depth int) (int, error)
 		switch id {
 		case 1:
 			if t == thrift.I32 {
-				v406, n, err := thrift.Binary.ReadI32(b[off:])
+				v399, n, err := thrift.Binary.ReadI32(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("InteropService_pick_args.color: %w", err)
 				}
 				off += n
-				p.Color = Color(v406)
+				p.Color = Color(v399)
 				continue
 			}
 		case 2:
@@ -7103,25 +6998,22 @@ func (p *InteropServicePickArgs) FastReadDepth(b []byte, depth int) (int, error)
 					if size != 0 && et != thrift.STRUCT {
 						return off, thrift.ElemTypeError("InteropService_pick_args.inners (list)", et, thrift.STRUCT)
 					}
-					l407 := make([]*Inner, min(size, 8192))
-					a409 := make([]Inner, min(size, 2048))
-					for i408 := 0; i408 < size; i408++ {
-						if i408 == len(l407) {
-							l407 = append(l407, make([]*Inner, min(size-i408, i408))...)
+					l400 := make([]*Inner, size)
+					a402 := make([]Inner, min(size, 2048))
+					for i401 := range l400 {
+						if len(a402) == 0 {
+							a402 = make([]Inner, min(size-i401, i401))
 						}
-						if len(a409) == 0 {
-							a409 = make([]Inner, min(size-i408, i408))
-						}
-						v410 := &a409[0]
-						n, err = v410.FastReadDepth(b[off:], depth+1)
+						v403 := &a402[0]
+						n, err = v403.FastReadDepth(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("InteropService_pick_args.inners: %w", err)
 						}
 						off += n
-						l407[i408] = v410
-						a409 = a409[1:]
+						l400[i401] = v403
+						a402 = a402[1:]
 					}
-					p.Inners = l407
+					p.Inners = l400
 				}
 				continue
 			}
@@ -7143,8 +7035,8 @@ func (p *InteropServicePickArgs) BLengthCompact() int {
 	l := 3
 	l += thrift.Compact.I32Length(int32(p.Color))
 	l += thrift.Compact.ListBeginLength(len(p.Inners))
-	for _, v411 := range p.Inners {
-		l += v411.BLengthCompact()
+	for _, v404 := range p.Inners {
+		l += v404.BLengthCompact()
 	}
 	return l
 }
@@ -7160,8 +7052,8 @@ func (p *InteropServicePickArgs) FastWriteCompact(b []byte) int {
 	off += thrift.Compact.WriteI32(b[off:], int32(p.Color))
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 2, 1)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.STRUCT, len(p.Inners))
-	for _, v412 := range p.Inners {
-		off += v412.FastWriteCompact(b[off:])
+	for _, v405 := range p.Inners {
+		off += v405.FastWriteCompact(b[off:])
 	}
 	off += thrift.Compact.WriteFieldStop(b[off:])
 	return off
@@ -7210,12 +7102,12 @@ func (p *InteropServicePickArgs) FastReadDepthCompact(b []byte, depth int) (int,
 		switch id {
 		case 1:
 			if t == thrift.I32 {
-				v413, n, err := thrift.Compact.ReadI32(b[off:])
+				v406, n, err := thrift.Compact.ReadI32(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("InteropService_pick_args.color: %w", err)
 				}
 				off += n
-				p.Color = Color(v413)
+				p.Color = Color(v406)
 				continue
 			}
 		case 2:
@@ -7229,25 +7121,22 @@ func (p *InteropServicePickArgs) FastReadDepthCompact(b []byte, depth int) (int,
 					if size != 0 && et != thrift.STRUCT {
 						return off, thrift.ElemTypeError("InteropService_pick_args.inners (list)", et, thrift.STRUCT)
 					}
-					l414 := make([]*Inner, min(size, 8192))
-					a416 := make([]Inner, min(size, 2048))
-					for i415 := 0; i415 < size; i415++ {
-						if i415 == len(l414) {
-							l414 = append(l414, make([]*Inner, min(size-i415, i415))...)
+					l407 := make([]*Inner, size)
+					a409 := make([]Inner, min(size, 2048))
+					for i408 := range l407 {
+						if len(a409) == 0 {
+							a409 = make([]Inner, min(size-i408, i408))
 						}
-						if len(a416) == 0 {
-							a416 = make([]Inner, min(size-i415, i415))
-						}
-						v417 := &a416[0]
-						n, err = v417.FastReadDepthCompact(b[off:], depth+1)
+						v410 := &a409[0]
+						n, err = v410.FastReadDepthCompact(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("InteropService_pick_args.inners: %w", err)
 						}
 						off += n
-						l414[i415] = v417
-						a416 = a416[1:]
+						l407[i408] = v410
+						a409 = a409[1:]
 					}
-					p.Inners = l414
+					p.Inners = l407
 				}
 				continue
 			}
@@ -7423,24 +7312,24 @@ func (p *InteropServicePickResult) FastReadDepth(b []byte, depth int) (int, erro
 		switch id {
 		case 0:
 			if t == thrift.STRUCT {
-				v418 := NewChoice()
-				n, err = v418.FastReadDepth(b[off:], depth+1)
+				v411 := NewChoice()
+				n, err = v411.FastReadDepth(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("InteropService_pick_result.success: %w", err)
 				}
 				off += n
-				p.Success = v418
+				p.Success = v411
 				continue
 			}
 		case 1:
 			if t == thrift.STRUCT {
-				v419 := NewOops()
-				n, err = v419.FastReadDepth(b[off:], depth+1)
+				v412 := NewOops()
+				n, err = v412.FastReadDepth(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("InteropService_pick_result.oops: %w", err)
 				}
 				off += n
-				p.Oops = v419
+				p.Oops = v412
 				continue
 			}
 		}
@@ -7540,24 +7429,24 @@ func (p *InteropServicePickResult) FastReadDepthCompact(b []byte, depth int) (in
 		switch id {
 		case 0:
 			if t == thrift.STRUCT {
-				v420 := NewChoice()
-				n, err = v420.FastReadDepthCompact(b[off:], depth+1)
+				v413 := NewChoice()
+				n, err = v413.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("InteropService_pick_result.success: %w", err)
 				}
 				off += n
-				p.Success = v420
+				p.Success = v413
 				continue
 			}
 		case 1:
 			if t == thrift.STRUCT {
-				v421 := NewOops()
-				n, err = v421.FastReadDepthCompact(b[off:], depth+1)
+				v414 := NewOops()
+				n, err = v414.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("InteropService_pick_result.oops: %w", err)
 				}
 				off += n
-				p.Oops = v421
+				p.Oops = v414
 				continue
 			}
 		}

@@ -448,18 +448,12 @@ func (p *Record) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I64 {
 						return off, thrift.ElemTypeError("Record.related (list)", et, thrift.I64)
 					}
-					l6 := make([]int64, min(size, 8192))
-					for j7 := 0; ; {
-						n, err = thrift.Compact.ReadI64Slice(b[off:], l6[j7:])
-						if err != nil {
-							return off, fmt.Errorf("Record.related: %w", err)
-						}
-						off += n
-						if j7 = len(l6); j7 == size {
-							break
-						}
-						l6 = append(l6, make([]int64, min(size-j7, j7))...)
+					l6 := make([]int64, size)
+					n, err = thrift.Compact.ReadI64Slice(b[off:], l6)
+					if err != nil {
+						return off, fmt.Errorf("Record.related: %w", err)
 					}
+					off += n
 					p.Related = l6
 				}
 				continue
@@ -610,13 +604,13 @@ func (p *Small) BLength() int {
 	}
 	l := 73
 	l += len(p.Message)
-	for _, v8 := range p.Records {
-		l += v8.BLength()
+	for _, v7 := range p.Records {
+		l += v7.BLength()
 	}
 	l += len(p.Extra) * 8
-	for k9, v10 := range p.Extra {
-		l += len(k9)
-		l += len(v10)
+	for k8, v9 := range p.Extra {
+		l += len(k8)
+		l += len(v9)
 	}
 	l += len(p.Ids) * 8
 	l += len(p.Blob)
@@ -630,36 +624,36 @@ func (p *Small) FastWrite(b []byte) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	w11 := (*[21]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w11[0:], thrift.I64, 1)
-	thrift.Binary.WriteI64(w11[3:], p.RequestID)
-	thrift.Binary.WriteFieldBegin(w11[11:], thrift.I32, 2)
-	thrift.Binary.WriteI32(w11[14:], p.Code)
-	thrift.Binary.WriteFieldBegin(w11[18:], thrift.STRING, 3)
+	w10 := (*[21]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w10[0:], thrift.I64, 1)
+	thrift.Binary.WriteI64(w10[3:], p.RequestID)
+	thrift.Binary.WriteFieldBegin(w10[11:], thrift.I32, 2)
+	thrift.Binary.WriteI32(w10[14:], p.Code)
+	thrift.Binary.WriteFieldBegin(w10[18:], thrift.STRING, 3)
 	off += 21
 	off += thrift.Binary.WriteString(b[off:], p.Message)
-	w12 := (*[23]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w12[0:], thrift.BOOL, 4)
-	thrift.Binary.WriteBool(w12[3:], p.HasMore)
-	thrift.Binary.WriteFieldBegin(w12[4:], thrift.I64, 5)
-	thrift.Binary.WriteI64(w12[7:], p.Timestamp)
-	thrift.Binary.WriteFieldBegin(w12[15:], thrift.LIST, 6)
-	thrift.Binary.WriteListBegin(w12[18:], thrift.STRUCT, len(p.Records))
+	w11 := (*[23]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w11[0:], thrift.BOOL, 4)
+	thrift.Binary.WriteBool(w11[3:], p.HasMore)
+	thrift.Binary.WriteFieldBegin(w11[4:], thrift.I64, 5)
+	thrift.Binary.WriteI64(w11[7:], p.Timestamp)
+	thrift.Binary.WriteFieldBegin(w11[15:], thrift.LIST, 6)
+	thrift.Binary.WriteListBegin(w11[18:], thrift.STRUCT, len(p.Records))
 	off += 23
-	for _, v13 := range p.Records {
-		off += v13.FastWrite(b[off:])
+	for _, v12 := range p.Records {
+		off += v12.FastWrite(b[off:])
 	}
-	w14 := (*[9]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w14[0:], thrift.MAP, 7)
-	thrift.Binary.WriteMapBegin(w14[3:], thrift.STRING, thrift.STRING, len(p.Extra))
+	w13 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w13[0:], thrift.MAP, 7)
+	thrift.Binary.WriteMapBegin(w13[3:], thrift.STRING, thrift.STRING, len(p.Extra))
 	off += 9
-	for k15, v16 := range p.Extra {
-		off += thrift.Binary.WriteString(b[off:], k15)
-		off += thrift.Binary.WriteString(b[off:], v16)
+	for k14, v15 := range p.Extra {
+		off += thrift.Binary.WriteString(b[off:], k14)
+		off += thrift.Binary.WriteString(b[off:], v15)
 	}
-	w17 := (*[8]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w17[0:], thrift.LIST, 8)
-	thrift.Binary.WriteListBegin(w17[3:], thrift.I64, len(p.Ids))
+	w16 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w16[0:], thrift.LIST, 8)
+	thrift.Binary.WriteListBegin(w16[3:], thrift.I64, len(p.Ids))
 	off += 8
 	off += thrift.Binary.WriteI64Slice(b[off:], p.Ids)
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 9)
@@ -676,36 +670,36 @@ func (p *Small) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	w18 := (*[21]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w18[0:], thrift.I64, 1)
-	thrift.Binary.WriteI64(w18[3:], p.RequestID)
-	thrift.Binary.WriteFieldBegin(w18[11:], thrift.I32, 2)
-	thrift.Binary.WriteI32(w18[14:], p.Code)
-	thrift.Binary.WriteFieldBegin(w18[18:], thrift.STRING, 3)
+	w17 := (*[21]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w17[0:], thrift.I64, 1)
+	thrift.Binary.WriteI64(w17[3:], p.RequestID)
+	thrift.Binary.WriteFieldBegin(w17[11:], thrift.I32, 2)
+	thrift.Binary.WriteI32(w17[14:], p.Code)
+	thrift.Binary.WriteFieldBegin(w17[18:], thrift.STRING, 3)
 	off += 21
 	off += thrift.Binary.WriteStringNocopy(b[off:], w, p.Message)
-	w19 := (*[23]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w19[0:], thrift.BOOL, 4)
-	thrift.Binary.WriteBool(w19[3:], p.HasMore)
-	thrift.Binary.WriteFieldBegin(w19[4:], thrift.I64, 5)
-	thrift.Binary.WriteI64(w19[7:], p.Timestamp)
-	thrift.Binary.WriteFieldBegin(w19[15:], thrift.LIST, 6)
-	thrift.Binary.WriteListBegin(w19[18:], thrift.STRUCT, len(p.Records))
+	w18 := (*[23]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w18[0:], thrift.BOOL, 4)
+	thrift.Binary.WriteBool(w18[3:], p.HasMore)
+	thrift.Binary.WriteFieldBegin(w18[4:], thrift.I64, 5)
+	thrift.Binary.WriteI64(w18[7:], p.Timestamp)
+	thrift.Binary.WriteFieldBegin(w18[15:], thrift.LIST, 6)
+	thrift.Binary.WriteListBegin(w18[18:], thrift.STRUCT, len(p.Records))
 	off += 23
-	for _, v20 := range p.Records {
-		off += v20.FastWriteNocopy(b[off:], w)
+	for _, v19 := range p.Records {
+		off += v19.FastWriteNocopy(b[off:], w)
 	}
-	w21 := (*[9]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w21[0:], thrift.MAP, 7)
-	thrift.Binary.WriteMapBegin(w21[3:], thrift.STRING, thrift.STRING, len(p.Extra))
+	w20 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w20[0:], thrift.MAP, 7)
+	thrift.Binary.WriteMapBegin(w20[3:], thrift.STRING, thrift.STRING, len(p.Extra))
 	off += 9
-	for k22, v23 := range p.Extra {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, k22)
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, v23)
+	for k21, v22 := range p.Extra {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, k21)
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, v22)
 	}
-	w24 := (*[8]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w24[0:], thrift.LIST, 8)
-	thrift.Binary.WriteListBegin(w24[3:], thrift.I64, len(p.Ids))
+	w23 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w23[0:], thrift.LIST, 8)
+	thrift.Binary.WriteListBegin(w23[3:], thrift.I64, len(p.Ids))
 	off += 8
 	off += thrift.Binary.WriteI64Slice(b[off:], p.Ids)
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 9)
@@ -809,25 +803,22 @@ func (p *Small) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRUCT {
 						return off, thrift.ElemTypeError("Small.records (list)", et, thrift.STRUCT)
 					}
-					l25 := make([]*Record, min(size, 8192))
-					a27 := make([]Record, min(size, 819))
-					for i26 := 0; i26 < size; i26++ {
-						if i26 == len(l25) {
-							l25 = append(l25, make([]*Record, min(size-i26, i26))...)
+					l24 := make([]*Record, size)
+					a26 := make([]Record, min(size, 819))
+					for i25 := range l24 {
+						if len(a26) == 0 {
+							a26 = make([]Record, min(size-i25, i25))
 						}
-						if len(a27) == 0 {
-							a27 = make([]Record, min(size-i26, i26))
-						}
-						v28 := &a27[0]
-						n, err = v28.FastReadDepth(b[off:], depth+1)
+						v27 := &a26[0]
+						n, err = v27.FastReadDepth(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Small.records: %w", err)
 						}
 						off += n
-						l25[i26] = v28
-						a27 = a27[1:]
+						l24[i25] = v27
+						a26 = a26[1:]
 					}
-					p.Records = l25
+					p.Records = l24
 				}
 				continue
 			}
@@ -845,21 +836,21 @@ func (p *Small) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRING {
 						return off, thrift.ElemTypeError("Small.extra (map value)", vt, thrift.STRING)
 					}
-					m29 := make(map[string]string, min(size, 2048))
-					for i30 := 0; i30 < size; i30++ {
-						var k31 string
-						k31, n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					m28 := make(map[string]string, min(size, 2048))
+					for i29 := 0; i29 < size; i29++ {
+						var k30 string
+						k30, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Small.extra: %w", err)
 						}
 						off += n
-						m29[k31], n, err = thrift.Binary.ReadStringNocopy(b[off:])
+						m28[k30], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Small.extra: %w", err)
 						}
 						off += n
 					}
-					p.Extra = m29
+					p.Extra = m28
 				}
 				continue
 			}
@@ -874,13 +865,13 @@ func (p *Small) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I64 {
 						return off, thrift.ElemTypeError("Small.ids (list)", et, thrift.I64)
 					}
-					l32 := make([]int64, size)
-					n, err = thrift.Binary.ReadI64Slice(b[off:], l32)
+					l31 := make([]int64, size)
+					n, err = thrift.Binary.ReadI64Slice(b[off:], l31)
 					if err != nil {
 						return off, fmt.Errorf("Small.ids: %w", err)
 					}
 					off += n
-					p.Ids = l32
+					p.Ids = l31
 				}
 				continue
 			}
@@ -914,13 +905,13 @@ func (p *Small) BLengthCompact() int {
 	l += thrift.Compact.StringLength(p.Message)
 	l += thrift.Compact.I64Length(p.Timestamp)
 	l += thrift.Compact.ListBeginLength(len(p.Records))
-	for _, v33 := range p.Records {
-		l += v33.BLengthCompact()
+	for _, v32 := range p.Records {
+		l += v32.BLengthCompact()
 	}
 	l += thrift.Compact.MapBeginLength(len(p.Extra))
-	for k34, v35 := range p.Extra {
-		l += thrift.Compact.StringLength(k34)
-		l += thrift.Compact.StringLength(v35)
+	for k33, v34 := range p.Extra {
+		l += thrift.Compact.StringLength(k33)
+		l += thrift.Compact.StringLength(v34)
 	}
 	l += thrift.Compact.ListBeginLength(len(p.Ids))
 	l += thrift.Compact.I64SliceLength(p.Ids)
@@ -946,14 +937,14 @@ func (p *Small) FastWriteCompact(b []byte) int {
 	off += thrift.Compact.WriteI64(b[off:], p.Timestamp)
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 6, 5)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.STRUCT, len(p.Records))
-	for _, v36 := range p.Records {
-		off += v36.FastWriteCompact(b[off:])
+	for _, v35 := range p.Records {
+		off += v35.FastWriteCompact(b[off:])
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 7, 6)
 	off += thrift.Compact.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.Extra))
-	for k37, v38 := range p.Extra {
-		off += thrift.Compact.WriteString(b[off:], k37)
-		off += thrift.Compact.WriteString(b[off:], v38)
+	for k36, v37 := range p.Extra {
+		off += thrift.Compact.WriteString(b[off:], k36)
+		off += thrift.Compact.WriteString(b[off:], v37)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 8, 7)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.I64, len(p.Ids))
@@ -1065,25 +1056,22 @@ func (p *Small) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRUCT {
 						return off, thrift.ElemTypeError("Small.records (list)", et, thrift.STRUCT)
 					}
-					l39 := make([]*Record, min(size, 8192))
-					a41 := make([]Record, min(size, 819))
-					for i40 := 0; i40 < size; i40++ {
-						if i40 == len(l39) {
-							l39 = append(l39, make([]*Record, min(size-i40, i40))...)
+					l38 := make([]*Record, size)
+					a40 := make([]Record, min(size, 819))
+					for i39 := range l38 {
+						if len(a40) == 0 {
+							a40 = make([]Record, min(size-i39, i39))
 						}
-						if len(a41) == 0 {
-							a41 = make([]Record, min(size-i40, i40))
-						}
-						v42 := &a41[0]
-						n, err = v42.FastReadDepthCompact(b[off:], depth+1)
+						v41 := &a40[0]
+						n, err = v41.FastReadDepthCompact(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Small.records: %w", err)
 						}
 						off += n
-						l39[i40] = v42
-						a41 = a41[1:]
+						l38[i39] = v41
+						a40 = a40[1:]
 					}
-					p.Records = l39
+					p.Records = l38
 				}
 				continue
 			}
@@ -1101,21 +1089,21 @@ func (p *Small) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRING {
 						return off, thrift.ElemTypeError("Small.extra (map value)", vt, thrift.STRING)
 					}
-					m43 := make(map[string]string, min(size, 2048))
-					for i44 := 0; i44 < size; i44++ {
-						var k45 string
-						k45, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					m42 := make(map[string]string, min(size, 2048))
+					for i43 := 0; i43 < size; i43++ {
+						var k44 string
+						k44, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Small.extra: %w", err)
 						}
 						off += n
-						m43[k45], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+						m42[k44], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Small.extra: %w", err)
 						}
 						off += n
 					}
-					p.Extra = m43
+					p.Extra = m42
 				}
 				continue
 			}
@@ -1130,19 +1118,13 @@ func (p *Small) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I64 {
 						return off, thrift.ElemTypeError("Small.ids (list)", et, thrift.I64)
 					}
-					l46 := make([]int64, min(size, 8192))
-					for j47 := 0; ; {
-						n, err = thrift.Compact.ReadI64Slice(b[off:], l46[j47:])
-						if err != nil {
-							return off, fmt.Errorf("Small.ids: %w", err)
-						}
-						off += n
-						if j47 = len(l46); j47 == size {
-							break
-						}
-						l46 = append(l46, make([]int64, min(size-j47, j47))...)
+					l45 := make([]int64, size)
+					n, err = thrift.Compact.ReadI64Slice(b[off:], l45)
+					if err != nil {
+						return off, fmt.Errorf("Small.ids: %w", err)
 					}
-					p.Ids = l46
+					off += n
+					p.Ids = l45
 				}
 				continue
 			}
@@ -1316,12 +1298,12 @@ func (p *Large) BLength() int {
 	l += len(p.Counts) * 4
 	l += len(p.Scores) * 8
 	l += len(p.Names) * 4
-	for _, v48 := range p.Names {
-		l += len(v48)
+	for _, v46 := range p.Names {
+		l += len(v46)
 	}
 	l += len(p.Index) * 16
-	for _, v49 := range p.Records {
-		l += v49.BLength()
+	for _, v47 := range p.Records {
+		l += v47.BLength()
 	}
 	l += len(p.Blob)
 	return l
@@ -1334,46 +1316,46 @@ func (p *Large) FastWrite(b []byte) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	w50 := (*[19]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w50[0:], thrift.I64, 1)
-	thrift.Binary.WriteI64(w50[3:], p.RequestID)
-	thrift.Binary.WriteFieldBegin(w50[11:], thrift.LIST, 2)
-	thrift.Binary.WriteListBegin(w50[14:], thrift.I64, len(p.Ids))
+	w48 := (*[19]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w48[0:], thrift.I64, 1)
+	thrift.Binary.WriteI64(w48[3:], p.RequestID)
+	thrift.Binary.WriteFieldBegin(w48[11:], thrift.LIST, 2)
+	thrift.Binary.WriteListBegin(w48[14:], thrift.I64, len(p.Ids))
 	off += 19
 	off += thrift.Binary.WriteI64Slice(b[off:], p.Ids)
-	w51 := (*[8]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w51[0:], thrift.LIST, 3)
-	thrift.Binary.WriteListBegin(w51[3:], thrift.I32, len(p.Counts))
+	w49 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w49[0:], thrift.LIST, 3)
+	thrift.Binary.WriteListBegin(w49[3:], thrift.I32, len(p.Counts))
 	off += 8
 	off += thrift.Binary.WriteI32Slice(b[off:], p.Counts)
-	w52 := (*[8]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w52[0:], thrift.LIST, 4)
-	thrift.Binary.WriteListBegin(w52[3:], thrift.DOUBLE, len(p.Scores))
+	w50 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w50[0:], thrift.LIST, 4)
+	thrift.Binary.WriteListBegin(w50[3:], thrift.DOUBLE, len(p.Scores))
 	off += 8
 	off += thrift.Binary.WriteDoubleSlice(b[off:], p.Scores)
-	w53 := (*[8]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w53[0:], thrift.LIST, 5)
-	thrift.Binary.WriteListBegin(w53[3:], thrift.STRING, len(p.Names))
+	w51 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w51[0:], thrift.LIST, 5)
+	thrift.Binary.WriteListBegin(w51[3:], thrift.STRING, len(p.Names))
 	off += 8
-	for _, v54 := range p.Names {
-		off += thrift.Binary.WriteString(b[off:], v54)
+	for _, v52 := range p.Names {
+		off += thrift.Binary.WriteString(b[off:], v52)
 	}
-	w55 := (*[9]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w55[0:], thrift.MAP, 6)
-	thrift.Binary.WriteMapBegin(w55[3:], thrift.I64, thrift.I64, len(p.Index))
+	w53 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w53[0:], thrift.MAP, 6)
+	thrift.Binary.WriteMapBegin(w53[3:], thrift.I64, thrift.I64, len(p.Index))
 	off += 9
-	for k56, v57 := range p.Index {
-		w58 := (*[16]byte)(b[off:])
-		thrift.Binary.WriteI64(w58[0:], k56)
-		thrift.Binary.WriteI64(w58[8:], v57)
+	for k54, v55 := range p.Index {
+		w56 := (*[16]byte)(b[off:])
+		thrift.Binary.WriteI64(w56[0:], k54)
+		thrift.Binary.WriteI64(w56[8:], v55)
 		off += 16
 	}
-	w59 := (*[8]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w59[0:], thrift.LIST, 7)
-	thrift.Binary.WriteListBegin(w59[3:], thrift.STRUCT, len(p.Records))
+	w57 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w57[0:], thrift.LIST, 7)
+	thrift.Binary.WriteListBegin(w57[3:], thrift.STRUCT, len(p.Records))
 	off += 8
-	for _, v60 := range p.Records {
-		off += v60.FastWrite(b[off:])
+	for _, v58 := range p.Records {
+		off += v58.FastWrite(b[off:])
 	}
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 8)
 	off += thrift.Binary.WriteBinary(b[off:], p.Blob)
@@ -1389,46 +1371,46 @@ func (p *Large) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	w61 := (*[19]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w61[0:], thrift.I64, 1)
-	thrift.Binary.WriteI64(w61[3:], p.RequestID)
-	thrift.Binary.WriteFieldBegin(w61[11:], thrift.LIST, 2)
-	thrift.Binary.WriteListBegin(w61[14:], thrift.I64, len(p.Ids))
+	w59 := (*[19]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w59[0:], thrift.I64, 1)
+	thrift.Binary.WriteI64(w59[3:], p.RequestID)
+	thrift.Binary.WriteFieldBegin(w59[11:], thrift.LIST, 2)
+	thrift.Binary.WriteListBegin(w59[14:], thrift.I64, len(p.Ids))
 	off += 19
 	off += thrift.Binary.WriteI64Slice(b[off:], p.Ids)
-	w62 := (*[8]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w62[0:], thrift.LIST, 3)
-	thrift.Binary.WriteListBegin(w62[3:], thrift.I32, len(p.Counts))
+	w60 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w60[0:], thrift.LIST, 3)
+	thrift.Binary.WriteListBegin(w60[3:], thrift.I32, len(p.Counts))
 	off += 8
 	off += thrift.Binary.WriteI32Slice(b[off:], p.Counts)
-	w63 := (*[8]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w63[0:], thrift.LIST, 4)
-	thrift.Binary.WriteListBegin(w63[3:], thrift.DOUBLE, len(p.Scores))
+	w61 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w61[0:], thrift.LIST, 4)
+	thrift.Binary.WriteListBegin(w61[3:], thrift.DOUBLE, len(p.Scores))
 	off += 8
 	off += thrift.Binary.WriteDoubleSlice(b[off:], p.Scores)
-	w64 := (*[8]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w64[0:], thrift.LIST, 5)
-	thrift.Binary.WriteListBegin(w64[3:], thrift.STRING, len(p.Names))
+	w62 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w62[0:], thrift.LIST, 5)
+	thrift.Binary.WriteListBegin(w62[3:], thrift.STRING, len(p.Names))
 	off += 8
-	for _, v65 := range p.Names {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, v65)
+	for _, v63 := range p.Names {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, v63)
 	}
-	w66 := (*[9]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w66[0:], thrift.MAP, 6)
-	thrift.Binary.WriteMapBegin(w66[3:], thrift.I64, thrift.I64, len(p.Index))
+	w64 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w64[0:], thrift.MAP, 6)
+	thrift.Binary.WriteMapBegin(w64[3:], thrift.I64, thrift.I64, len(p.Index))
 	off += 9
-	for k67, v68 := range p.Index {
-		w69 := (*[16]byte)(b[off:])
-		thrift.Binary.WriteI64(w69[0:], k67)
-		thrift.Binary.WriteI64(w69[8:], v68)
+	for k65, v66 := range p.Index {
+		w67 := (*[16]byte)(b[off:])
+		thrift.Binary.WriteI64(w67[0:], k65)
+		thrift.Binary.WriteI64(w67[8:], v66)
 		off += 16
 	}
-	w70 := (*[8]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w70[0:], thrift.LIST, 7)
-	thrift.Binary.WriteListBegin(w70[3:], thrift.STRUCT, len(p.Records))
+	w68 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w68[0:], thrift.LIST, 7)
+	thrift.Binary.WriteListBegin(w68[3:], thrift.STRUCT, len(p.Records))
 	off += 8
-	for _, v71 := range p.Records {
-		off += v71.FastWriteNocopy(b[off:], w)
+	for _, v69 := range p.Records {
+		off += v69.FastWriteNocopy(b[off:], w)
 	}
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 8)
 	off += thrift.Binary.WriteBinaryNocopy(b[off:], w, p.Blob)
@@ -1495,13 +1477,13 @@ func (p *Large) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I64 {
 						return off, thrift.ElemTypeError("Large.ids (list)", et, thrift.I64)
 					}
-					l72 := make([]int64, size)
-					n, err = thrift.Binary.ReadI64Slice(b[off:], l72)
+					l70 := make([]int64, size)
+					n, err = thrift.Binary.ReadI64Slice(b[off:], l70)
 					if err != nil {
 						return off, fmt.Errorf("Large.ids: %w", err)
 					}
 					off += n
-					p.Ids = l72
+					p.Ids = l70
 				}
 				continue
 			}
@@ -1516,13 +1498,13 @@ func (p *Large) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I32 {
 						return off, thrift.ElemTypeError("Large.counts (list)", et, thrift.I32)
 					}
-					l73 := make([]int32, size)
-					n, err = thrift.Binary.ReadI32Slice(b[off:], l73)
+					l71 := make([]int32, size)
+					n, err = thrift.Binary.ReadI32Slice(b[off:], l71)
 					if err != nil {
 						return off, fmt.Errorf("Large.counts: %w", err)
 					}
 					off += n
-					p.Counts = l73
+					p.Counts = l71
 				}
 				continue
 			}
@@ -1537,13 +1519,13 @@ func (p *Large) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.DOUBLE {
 						return off, thrift.ElemTypeError("Large.scores (list)", et, thrift.DOUBLE)
 					}
-					l74 := make([]float64, size)
-					n, err = thrift.Binary.ReadDoubleSlice(b[off:], l74)
+					l72 := make([]float64, size)
+					n, err = thrift.Binary.ReadDoubleSlice(b[off:], l72)
 					if err != nil {
 						return off, fmt.Errorf("Large.scores: %w", err)
 					}
 					off += n
-					p.Scores = l74
+					p.Scores = l72
 				}
 				continue
 			}
@@ -1558,18 +1540,15 @@ func (p *Large) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Large.names (list)", et, thrift.STRING)
 					}
-					l75 := make([]string, min(size, 4096))
-					for i76 := 0; i76 < size; i76++ {
-						if i76 == len(l75) {
-							l75 = append(l75, make([]string, min(size-i76, i76))...)
-						}
-						l75[i76], n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					l73 := make([]string, size)
+					for i74 := range l73 {
+						l73[i74], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Large.names: %w", err)
 						}
 						off += n
 					}
-					p.Names = l75
+					p.Names = l73
 				}
 				continue
 			}
@@ -1587,21 +1566,21 @@ func (p *Large) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.I64 {
 						return off, thrift.ElemTypeError("Large.index (map value)", vt, thrift.I64)
 					}
-					m77 := make(map[int64]int64, min(size, 4096))
-					for i78 := 0; i78 < size; i78++ {
-						var k79 int64
-						k79, n, err = thrift.Binary.ReadI64(b[off:])
+					m75 := make(map[int64]int64, size)
+					for i76 := 0; i76 < size; i76++ {
+						var k77 int64
+						k77, n, err = thrift.Binary.ReadI64(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Large.index: %w", err)
 						}
 						off += n
-						m77[k79], n, err = thrift.Binary.ReadI64(b[off:])
+						m75[k77], n, err = thrift.Binary.ReadI64(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Large.index: %w", err)
 						}
 						off += n
 					}
-					p.Index = m77
+					p.Index = m75
 				}
 				continue
 			}
@@ -1616,25 +1595,22 @@ func (p *Large) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRUCT {
 						return off, thrift.ElemTypeError("Large.records (list)", et, thrift.STRUCT)
 					}
-					l80 := make([]*Record, min(size, 8192))
-					a82 := make([]Record, min(size, 819))
-					for i81 := 0; i81 < size; i81++ {
-						if i81 == len(l80) {
-							l80 = append(l80, make([]*Record, min(size-i81, i81))...)
+					l78 := make([]*Record, size)
+					a80 := make([]Record, min(size, 819))
+					for i79 := range l78 {
+						if len(a80) == 0 {
+							a80 = make([]Record, min(size-i79, i79))
 						}
-						if len(a82) == 0 {
-							a82 = make([]Record, min(size-i81, i81))
-						}
-						v83 := &a82[0]
-						n, err = v83.FastReadDepth(b[off:], depth+1)
+						v81 := &a80[0]
+						n, err = v81.FastReadDepth(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Large.records: %w", err)
 						}
 						off += n
-						l80[i81] = v83
-						a82 = a82[1:]
+						l78[i79] = v81
+						a80 = a80[1:]
 					}
-					p.Records = l80
+					p.Records = l78
 				}
 				continue
 			}
@@ -1671,17 +1647,17 @@ func (p *Large) BLengthCompact() int {
 	l += thrift.Compact.ListBeginLength(len(p.Scores))
 	l += len(p.Scores) * 8
 	l += thrift.Compact.ListBeginLength(len(p.Names))
-	for _, v84 := range p.Names {
-		l += thrift.Compact.StringLength(v84)
+	for _, v82 := range p.Names {
+		l += thrift.Compact.StringLength(v82)
 	}
 	l += thrift.Compact.MapBeginLength(len(p.Index))
-	for k85, v86 := range p.Index {
-		l += thrift.Compact.I64Length(k85)
-		l += thrift.Compact.I64Length(v86)
+	for k83, v84 := range p.Index {
+		l += thrift.Compact.I64Length(k83)
+		l += thrift.Compact.I64Length(v84)
 	}
 	l += thrift.Compact.ListBeginLength(len(p.Records))
-	for _, v87 := range p.Records {
-		l += v87.BLengthCompact()
+	for _, v85 := range p.Records {
+		l += v85.BLengthCompact()
 	}
 	l += thrift.Compact.BinaryLength(p.Blob)
 	return l
@@ -1707,19 +1683,19 @@ func (p *Large) FastWriteCompact(b []byte) int {
 	off += thrift.Compact.WriteDoubleSlice(b[off:], p.Scores)
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 5, 4)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.STRING, len(p.Names))
-	for _, v88 := range p.Names {
-		off += thrift.Compact.WriteString(b[off:], v88)
+	for _, v86 := range p.Names {
+		off += thrift.Compact.WriteString(b[off:], v86)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 6, 5)
 	off += thrift.Compact.WriteMapBegin(b[off:], thrift.I64, thrift.I64, len(p.Index))
-	for k89, v90 := range p.Index {
-		off += thrift.Compact.WriteI64(b[off:], k89)
-		off += thrift.Compact.WriteI64(b[off:], v90)
+	for k87, v88 := range p.Index {
+		off += thrift.Compact.WriteI64(b[off:], k87)
+		off += thrift.Compact.WriteI64(b[off:], v88)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 7, 6)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.STRUCT, len(p.Records))
-	for _, v91 := range p.Records {
-		off += v91.FastWriteCompact(b[off:])
+	for _, v89 := range p.Records {
+		off += v89.FastWriteCompact(b[off:])
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.STRING, 8, 7)
 	off += thrift.Compact.WriteBinary(b[off:], p.Blob)
@@ -1788,19 +1764,13 @@ func (p *Large) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I64 {
 						return off, thrift.ElemTypeError("Large.ids (list)", et, thrift.I64)
 					}
-					l92 := make([]int64, min(size, 8192))
-					for j93 := 0; ; {
-						n, err = thrift.Compact.ReadI64Slice(b[off:], l92[j93:])
-						if err != nil {
-							return off, fmt.Errorf("Large.ids: %w", err)
-						}
-						off += n
-						if j93 = len(l92); j93 == size {
-							break
-						}
-						l92 = append(l92, make([]int64, min(size-j93, j93))...)
+					l90 := make([]int64, size)
+					n, err = thrift.Compact.ReadI64Slice(b[off:], l90)
+					if err != nil {
+						return off, fmt.Errorf("Large.ids: %w", err)
 					}
-					p.Ids = l92
+					off += n
+					p.Ids = l90
 				}
 				continue
 			}
@@ -1815,19 +1785,13 @@ func (p *Large) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I32 {
 						return off, thrift.ElemTypeError("Large.counts (list)", et, thrift.I32)
 					}
-					l94 := make([]int32, min(size, 16384))
-					for j95 := 0; ; {
-						n, err = thrift.Compact.ReadI32Slice(b[off:], l94[j95:])
-						if err != nil {
-							return off, fmt.Errorf("Large.counts: %w", err)
-						}
-						off += n
-						if j95 = len(l94); j95 == size {
-							break
-						}
-						l94 = append(l94, make([]int32, min(size-j95, j95))...)
+					l91 := make([]int32, size)
+					n, err = thrift.Compact.ReadI32Slice(b[off:], l91)
+					if err != nil {
+						return off, fmt.Errorf("Large.counts: %w", err)
 					}
-					p.Counts = l94
+					off += n
+					p.Counts = l91
 				}
 				continue
 			}
@@ -1842,13 +1806,13 @@ func (p *Large) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.DOUBLE {
 						return off, thrift.ElemTypeError("Large.scores (list)", et, thrift.DOUBLE)
 					}
-					l96 := make([]float64, size)
-					n, err = thrift.Compact.ReadDoubleSlice(b[off:], l96)
+					l92 := make([]float64, size)
+					n, err = thrift.Compact.ReadDoubleSlice(b[off:], l92)
 					if err != nil {
 						return off, fmt.Errorf("Large.scores: %w", err)
 					}
 					off += n
-					p.Scores = l96
+					p.Scores = l92
 				}
 				continue
 			}
@@ -1863,18 +1827,15 @@ func (p *Large) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Large.names (list)", et, thrift.STRING)
 					}
-					l97 := make([]string, min(size, 4096))
-					for i98 := 0; i98 < size; i98++ {
-						if i98 == len(l97) {
-							l97 = append(l97, make([]string, min(size-i98, i98))...)
-						}
-						l97[i98], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					l93 := make([]string, size)
+					for i94 := range l93 {
+						l93[i94], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Large.names: %w", err)
 						}
 						off += n
 					}
-					p.Names = l97
+					p.Names = l93
 				}
 				continue
 			}
@@ -1892,21 +1853,21 @@ func (p *Large) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.I64 {
 						return off, thrift.ElemTypeError("Large.index (map value)", vt, thrift.I64)
 					}
-					m99 := make(map[int64]int64, min(size, 4096))
-					for i100 := 0; i100 < size; i100++ {
-						var k101 int64
-						k101, n, err = thrift.Compact.ReadI64(b[off:])
+					m95 := make(map[int64]int64, min(size, 4096))
+					for i96 := 0; i96 < size; i96++ {
+						var k97 int64
+						k97, n, err = thrift.Compact.ReadI64(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Large.index: %w", err)
 						}
 						off += n
-						m99[k101], n, err = thrift.Compact.ReadI64(b[off:])
+						m95[k97], n, err = thrift.Compact.ReadI64(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Large.index: %w", err)
 						}
 						off += n
 					}
-					p.Index = m99
+					p.Index = m95
 				}
 				continue
 			}
@@ -1921,25 +1882,22 @@ func (p *Large) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRUCT {
 						return off, thrift.ElemTypeError("Large.records (list)", et, thrift.STRUCT)
 					}
-					l102 := make([]*Record, min(size, 8192))
-					a104 := make([]Record, min(size, 819))
-					for i103 := 0; i103 < size; i103++ {
-						if i103 == len(l102) {
-							l102 = append(l102, make([]*Record, min(size-i103, i103))...)
+					l98 := make([]*Record, size)
+					a100 := make([]Record, min(size, 819))
+					for i99 := range l98 {
+						if len(a100) == 0 {
+							a100 = make([]Record, min(size-i99, i99))
 						}
-						if len(a104) == 0 {
-							a104 = make([]Record, min(size-i103, i103))
-						}
-						v105 := &a104[0]
-						n, err = v105.FastReadDepthCompact(b[off:], depth+1)
+						v101 := &a100[0]
+						n, err = v101.FastReadDepthCompact(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Large.records: %w", err)
 						}
 						off += n
-						l102[i103] = v105
-						a104 = a104[1:]
+						l98[i99] = v101
+						a100 = a100[1:]
 					}
-					p.Records = l102
+					p.Records = l98
 				}
 				continue
 			}
@@ -2072,10 +2030,10 @@ func (p *Price) FastWrite(b []byte) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	w106 := (*[14]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w106[0:], thrift.I64, 1)
-	thrift.Binary.WriteI64(w106[3:], p.Cents)
-	thrift.Binary.WriteFieldBegin(w106[11:], thrift.STRING, 2)
+	w102 := (*[14]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w102[0:], thrift.I64, 1)
+	thrift.Binary.WriteI64(w102[3:], p.Cents)
+	thrift.Binary.WriteFieldBegin(w102[11:], thrift.STRING, 2)
 	off += 14
 	off += thrift.Binary.WriteString(b[off:], p.Currency)
 	off += thrift.Binary.WriteFieldStop(b[off:])
@@ -2090,10 +2048,10 @@ func (p *Price) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	w107 := (*[14]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w107[0:], thrift.I64, 1)
-	thrift.Binary.WriteI64(w107[3:], p.Cents)
-	thrift.Binary.WriteFieldBegin(w107[11:], thrift.STRING, 2)
+	w103 := (*[14]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w103[0:], thrift.I64, 1)
+	thrift.Binary.WriteI64(w103[3:], p.Cents)
+	thrift.Binary.WriteFieldBegin(w103[11:], thrift.STRING, 2)
 	off += 14
 	off += thrift.Binary.WriteStringNocopy(b[off:], w, p.Currency)
 	off += thrift.Binary.WriteFieldStop(b[off:])
@@ -2400,13 +2358,13 @@ func (p *Item) BLength() int {
 	l += len(p.Title)
 	l += p.Price.BLength()
 	l += len(p.Tags) * 4
-	for _, v108 := range p.Tags {
-		l += len(v108)
+	for _, v104 := range p.Tags {
+		l += len(v104)
 	}
 	l += len(p.Attrs) * 8
-	for k109, v110 := range p.Attrs {
-		l += len(k109)
-		l += len(v110)
+	for k105, v106 := range p.Attrs {
+		l += len(k105)
+		l += len(v106)
 	}
 	if p.Note != nil {
 		l += 7
@@ -2422,36 +2380,36 @@ func (p *Item) FastWrite(b []byte) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	w111 := (*[14]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w111[0:], thrift.I64, 1)
-	thrift.Binary.WriteI64(w111[3:], p.ID)
-	thrift.Binary.WriteFieldBegin(w111[11:], thrift.STRING, 2)
+	w107 := (*[14]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w107[0:], thrift.I64, 1)
+	thrift.Binary.WriteI64(w107[3:], p.ID)
+	thrift.Binary.WriteFieldBegin(w107[11:], thrift.STRING, 2)
 	off += 14
 	off += thrift.Binary.WriteString(b[off:], p.Title)
-	w112 := (*[10]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w112[0:], thrift.I32, 3)
-	thrift.Binary.WriteI32(w112[3:], int32(p.Kind))
-	thrift.Binary.WriteFieldBegin(w112[7:], thrift.STRUCT, 4)
+	w108 := (*[10]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w108[0:], thrift.I32, 3)
+	thrift.Binary.WriteI32(w108[3:], int32(p.Kind))
+	thrift.Binary.WriteFieldBegin(w108[7:], thrift.STRUCT, 4)
 	off += 10
 	off += p.Price.FastWrite(b[off:])
-	w113 := (*[23]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w113[0:], thrift.DOUBLE, 5)
-	thrift.Binary.WriteDouble(w113[3:], p.Score)
-	thrift.Binary.WriteFieldBegin(w113[11:], thrift.BOOL, 6)
-	thrift.Binary.WriteBool(w113[14:], p.Available)
-	thrift.Binary.WriteFieldBegin(w113[15:], thrift.LIST, 7)
-	thrift.Binary.WriteListBegin(w113[18:], thrift.STRING, len(p.Tags))
+	w109 := (*[23]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w109[0:], thrift.DOUBLE, 5)
+	thrift.Binary.WriteDouble(w109[3:], p.Score)
+	thrift.Binary.WriteFieldBegin(w109[11:], thrift.BOOL, 6)
+	thrift.Binary.WriteBool(w109[14:], p.Available)
+	thrift.Binary.WriteFieldBegin(w109[15:], thrift.LIST, 7)
+	thrift.Binary.WriteListBegin(w109[18:], thrift.STRING, len(p.Tags))
 	off += 23
-	for _, v114 := range p.Tags {
-		off += thrift.Binary.WriteString(b[off:], v114)
+	for _, v110 := range p.Tags {
+		off += thrift.Binary.WriteString(b[off:], v110)
 	}
-	w115 := (*[9]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w115[0:], thrift.MAP, 8)
-	thrift.Binary.WriteMapBegin(w115[3:], thrift.STRING, thrift.STRING, len(p.Attrs))
+	w111 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w111[0:], thrift.MAP, 8)
+	thrift.Binary.WriteMapBegin(w111[3:], thrift.STRING, thrift.STRING, len(p.Attrs))
 	off += 9
-	for k116, v117 := range p.Attrs {
-		off += thrift.Binary.WriteString(b[off:], k116)
-		off += thrift.Binary.WriteString(b[off:], v117)
+	for k112, v113 := range p.Attrs {
+		off += thrift.Binary.WriteString(b[off:], k112)
+		off += thrift.Binary.WriteString(b[off:], v113)
 	}
 	if p.Note != nil {
 		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 9)
@@ -2469,36 +2427,36 @@ func (p *Item) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	w118 := (*[14]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w118[0:], thrift.I64, 1)
-	thrift.Binary.WriteI64(w118[3:], p.ID)
-	thrift.Binary.WriteFieldBegin(w118[11:], thrift.STRING, 2)
+	w114 := (*[14]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w114[0:], thrift.I64, 1)
+	thrift.Binary.WriteI64(w114[3:], p.ID)
+	thrift.Binary.WriteFieldBegin(w114[11:], thrift.STRING, 2)
 	off += 14
 	off += thrift.Binary.WriteStringNocopy(b[off:], w, p.Title)
-	w119 := (*[10]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w119[0:], thrift.I32, 3)
-	thrift.Binary.WriteI32(w119[3:], int32(p.Kind))
-	thrift.Binary.WriteFieldBegin(w119[7:], thrift.STRUCT, 4)
+	w115 := (*[10]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w115[0:], thrift.I32, 3)
+	thrift.Binary.WriteI32(w115[3:], int32(p.Kind))
+	thrift.Binary.WriteFieldBegin(w115[7:], thrift.STRUCT, 4)
 	off += 10
 	off += p.Price.FastWriteNocopy(b[off:], w)
-	w120 := (*[23]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w120[0:], thrift.DOUBLE, 5)
-	thrift.Binary.WriteDouble(w120[3:], p.Score)
-	thrift.Binary.WriteFieldBegin(w120[11:], thrift.BOOL, 6)
-	thrift.Binary.WriteBool(w120[14:], p.Available)
-	thrift.Binary.WriteFieldBegin(w120[15:], thrift.LIST, 7)
-	thrift.Binary.WriteListBegin(w120[18:], thrift.STRING, len(p.Tags))
+	w116 := (*[23]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w116[0:], thrift.DOUBLE, 5)
+	thrift.Binary.WriteDouble(w116[3:], p.Score)
+	thrift.Binary.WriteFieldBegin(w116[11:], thrift.BOOL, 6)
+	thrift.Binary.WriteBool(w116[14:], p.Available)
+	thrift.Binary.WriteFieldBegin(w116[15:], thrift.LIST, 7)
+	thrift.Binary.WriteListBegin(w116[18:], thrift.STRING, len(p.Tags))
 	off += 23
-	for _, v121 := range p.Tags {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, v121)
+	for _, v117 := range p.Tags {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, v117)
 	}
-	w122 := (*[9]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w122[0:], thrift.MAP, 8)
-	thrift.Binary.WriteMapBegin(w122[3:], thrift.STRING, thrift.STRING, len(p.Attrs))
+	w118 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w118[0:], thrift.MAP, 8)
+	thrift.Binary.WriteMapBegin(w118[3:], thrift.STRING, thrift.STRING, len(p.Attrs))
 	off += 9
-	for k123, v124 := range p.Attrs {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, k123)
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, v124)
+	for k119, v120 := range p.Attrs {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, k119)
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, v120)
 	}
 	if p.Note != nil {
 		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 9)
@@ -2572,12 +2530,12 @@ func (p *Item) FastReadDepth(b []byte, depth int) (int, error) {
 			}
 		case 3:
 			if t == thrift.I32 {
-				v125, n, err := thrift.Binary.ReadI32(b[off:])
+				v121, n, err := thrift.Binary.ReadI32(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Item.kind: %w", err)
 				}
 				off += n
-				p.Kind = Kind(v125)
+				p.Kind = Kind(v121)
 				continue
 			}
 		case 4:
@@ -2585,14 +2543,14 @@ func (p *Item) FastReadDepth(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				v126 := &opt.f0000
-				v126.InitDefault()
-				n, err = v126.FastReadDepth(b[off:], depth+1)
+				v122 := &opt.f0000
+				v122.InitDefault()
+				n, err = v122.FastReadDepth(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("Item.price: %w", err)
 				}
 				off += n
-				p.Price = v126
+				p.Price = v122
 				continue
 			}
 		case 5:
@@ -2624,18 +2582,15 @@ func (p *Item) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Item.tags (list)", et, thrift.STRING)
 					}
-					l127 := make([]string, min(size, 4096))
-					for i128 := 0; i128 < size; i128++ {
-						if i128 == len(l127) {
-							l127 = append(l127, make([]string, min(size-i128, i128))...)
-						}
-						l127[i128], n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					l123 := make([]string, size)
+					for i124 := range l123 {
+						l123[i124], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Item.tags: %w", err)
 						}
 						off += n
 					}
-					p.Tags = l127
+					p.Tags = l123
 				}
 				continue
 			}
@@ -2653,21 +2608,21 @@ func (p *Item) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRING {
 						return off, thrift.ElemTypeError("Item.attrs (map value)", vt, thrift.STRING)
 					}
-					m129 := make(map[string]string, min(size, 2048))
-					for i130 := 0; i130 < size; i130++ {
-						var k131 string
-						k131, n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					m125 := make(map[string]string, min(size, 2048))
+					for i126 := 0; i126 < size; i126++ {
+						var k127 string
+						k127, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Item.attrs: %w", err)
 						}
 						off += n
-						m129[k131], n, err = thrift.Binary.ReadStringNocopy(b[off:])
+						m125[k127], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Item.attrs: %w", err)
 						}
 						off += n
 					}
-					p.Attrs = m129
+					p.Attrs = m125
 				}
 				continue
 			}
@@ -2705,13 +2660,13 @@ func (p *Item) BLengthCompact() int {
 	l += thrift.Compact.I32Length(int32(p.Kind))
 	l += p.Price.BLengthCompact()
 	l += thrift.Compact.ListBeginLength(len(p.Tags))
-	for _, v132 := range p.Tags {
-		l += thrift.Compact.StringLength(v132)
+	for _, v128 := range p.Tags {
+		l += thrift.Compact.StringLength(v128)
 	}
 	l += thrift.Compact.MapBeginLength(len(p.Attrs))
-	for k133, v134 := range p.Attrs {
-		l += thrift.Compact.StringLength(k133)
-		l += thrift.Compact.StringLength(v134)
+	for k129, v130 := range p.Attrs {
+		l += thrift.Compact.StringLength(k129)
+		l += thrift.Compact.StringLength(v130)
 	}
 	last := int16(8)
 	_ = last
@@ -2743,14 +2698,14 @@ func (p *Item) FastWriteCompact(b []byte) int {
 	off += thrift.Compact.WriteFieldBool(b[off:], 6, 5, p.Available)
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 7, 6)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.STRING, len(p.Tags))
-	for _, v135 := range p.Tags {
-		off += thrift.Compact.WriteString(b[off:], v135)
+	for _, v131 := range p.Tags {
+		off += thrift.Compact.WriteString(b[off:], v131)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 8, 7)
 	off += thrift.Compact.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.Attrs))
-	for k136, v137 := range p.Attrs {
-		off += thrift.Compact.WriteString(b[off:], k136)
-		off += thrift.Compact.WriteString(b[off:], v137)
+	for k132, v133 := range p.Attrs {
+		off += thrift.Compact.WriteString(b[off:], k132)
+		off += thrift.Compact.WriteString(b[off:], v133)
 	}
 	last := int16(8)
 	_ = last
@@ -2829,12 +2784,12 @@ func (p *Item) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			}
 		case 3:
 			if t == thrift.I32 {
-				v138, n, err := thrift.Compact.ReadI32(b[off:])
+				v134, n, err := thrift.Compact.ReadI32(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Item.kind: %w", err)
 				}
 				off += n
-				p.Kind = Kind(v138)
+				p.Kind = Kind(v134)
 				continue
 			}
 		case 4:
@@ -2842,14 +2797,14 @@ func (p *Item) FastReadDepthCompact(b []byte, depth int) (int, error) {
 				if opt == nil {
 					opt = new(optionals)
 				}
-				v139 := &opt.f0000
-				v139.InitDefault()
-				n, err = v139.FastReadDepthCompact(b[off:], depth+1)
+				v135 := &opt.f0000
+				v135.InitDefault()
+				n, err = v135.FastReadDepthCompact(b[off:], depth+1)
 				if err != nil {
 					return off, fmt.Errorf("Item.price: %w", err)
 				}
 				off += n
-				p.Price = v139
+				p.Price = v135
 				continue
 			}
 		case 5:
@@ -2885,18 +2840,15 @@ func (p *Item) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRING {
 						return off, thrift.ElemTypeError("Item.tags (list)", et, thrift.STRING)
 					}
-					l140 := make([]string, min(size, 4096))
-					for i141 := 0; i141 < size; i141++ {
-						if i141 == len(l140) {
-							l140 = append(l140, make([]string, min(size-i141, i141))...)
-						}
-						l140[i141], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					l136 := make([]string, size)
+					for i137 := range l136 {
+						l136[i137], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Item.tags: %w", err)
 						}
 						off += n
 					}
-					p.Tags = l140
+					p.Tags = l136
 				}
 				continue
 			}
@@ -2914,21 +2866,21 @@ func (p *Item) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRING {
 						return off, thrift.ElemTypeError("Item.attrs (map value)", vt, thrift.STRING)
 					}
-					m142 := make(map[string]string, min(size, 2048))
-					for i143 := 0; i143 < size; i143++ {
-						var k144 string
-						k144, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					m138 := make(map[string]string, min(size, 2048))
+					for i139 := 0; i139 < size; i139++ {
+						var k140 string
+						k140, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Item.attrs: %w", err)
 						}
 						off += n
-						m142[k144], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+						m138[k140], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Item.attrs: %w", err)
 						}
 						off += n
 					}
-					p.Attrs = m142
+					p.Attrs = m138
 				}
 				continue
 			}
@@ -3122,17 +3074,17 @@ func (p *Maps) BLength() int {
 	l := 75
 	l += len(p.Caller)
 	l += len(p.Headers) * 8
-	for k145, v146 := range p.Headers {
-		l += len(k145)
-		l += len(v146)
+	for k141, v142 := range p.Headers {
+		l += len(k141)
+		l += len(v142)
 	}
 	l += len(p.Ids) * 8
-	for _, v147 := range p.Items {
-		l += v147.BLength()
+	for _, v143 := range p.Items {
+		l += v143.BLength()
 	}
 	l += len(p.Counters) * 12
-	for k148 := range p.Counters {
-		l += len(k148)
+	for k144 := range p.Counters {
+		l += len(k144)
 	}
 	l += len(p.Blob)
 	if p.Trace != nil {
@@ -3150,39 +3102,39 @@ func (p *Maps) FastWrite(b []byte) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	w150 := (*[14]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w150[0:], thrift.I64, 1)
-	thrift.Binary.WriteI64(w150[3:], p.RequestID)
-	thrift.Binary.WriteFieldBegin(w150[11:], thrift.STRING, 2)
+	w146 := (*[14]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w146[0:], thrift.I64, 1)
+	thrift.Binary.WriteI64(w146[3:], p.RequestID)
+	thrift.Binary.WriteFieldBegin(w146[11:], thrift.STRING, 2)
 	off += 14
 	off += thrift.Binary.WriteString(b[off:], p.Caller)
-	w151 := (*[9]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w151[0:], thrift.MAP, 3)
-	thrift.Binary.WriteMapBegin(w151[3:], thrift.STRING, thrift.STRING, len(p.Headers))
+	w147 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w147[0:], thrift.MAP, 3)
+	thrift.Binary.WriteMapBegin(w147[3:], thrift.STRING, thrift.STRING, len(p.Headers))
 	off += 9
-	for k152, v153 := range p.Headers {
-		off += thrift.Binary.WriteString(b[off:], k152)
-		off += thrift.Binary.WriteString(b[off:], v153)
+	for k148, v149 := range p.Headers {
+		off += thrift.Binary.WriteString(b[off:], k148)
+		off += thrift.Binary.WriteString(b[off:], v149)
 	}
-	w154 := (*[8]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w154[0:], thrift.LIST, 4)
-	thrift.Binary.WriteListBegin(w154[3:], thrift.I64, len(p.Ids))
+	w150 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w150[0:], thrift.LIST, 4)
+	thrift.Binary.WriteListBegin(w150[3:], thrift.I64, len(p.Ids))
 	off += 8
 	off += thrift.Binary.WriteI64Slice(b[off:], p.Ids)
-	w155 := (*[8]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w155[0:], thrift.LIST, 5)
-	thrift.Binary.WriteListBegin(w155[3:], thrift.STRUCT, len(p.Items))
+	w151 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w151[0:], thrift.LIST, 5)
+	thrift.Binary.WriteListBegin(w151[3:], thrift.STRUCT, len(p.Items))
 	off += 8
-	for _, v156 := range p.Items {
-		off += v156.FastWrite(b[off:])
+	for _, v152 := range p.Items {
+		off += v152.FastWrite(b[off:])
 	}
-	w157 := (*[9]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w157[0:], thrift.MAP, 6)
-	thrift.Binary.WriteMapBegin(w157[3:], thrift.STRING, thrift.I64, len(p.Counters))
+	w153 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w153[0:], thrift.MAP, 6)
+	thrift.Binary.WriteMapBegin(w153[3:], thrift.STRING, thrift.I64, len(p.Counters))
 	off += 9
-	for k158, v159 := range p.Counters {
-		off += thrift.Binary.WriteString(b[off:], k158)
-		off += thrift.Binary.WriteI64(b[off:], v159)
+	for k154, v155 := range p.Counters {
+		off += thrift.Binary.WriteString(b[off:], k154)
+		off += thrift.Binary.WriteI64(b[off:], v155)
 	}
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 7)
 	off += thrift.Binary.WriteBinary(b[off:], p.Blob)
@@ -3190,11 +3142,11 @@ func (p *Maps) FastWrite(b []byte) int {
 		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 8)
 		off += thrift.Binary.WriteString(b[off:], *p.Trace)
 	}
-	w160 := (*[15]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w160[0:], thrift.I32, 9)
-	thrift.Binary.WriteI32(w160[3:], p.Page)
-	thrift.Binary.WriteFieldBegin(w160[7:], thrift.LIST, 10)
-	thrift.Binary.WriteListBegin(w160[10:], thrift.DOUBLE, len(p.Weights))
+	w156 := (*[15]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w156[0:], thrift.I32, 9)
+	thrift.Binary.WriteI32(w156[3:], p.Page)
+	thrift.Binary.WriteFieldBegin(w156[7:], thrift.LIST, 10)
+	thrift.Binary.WriteListBegin(w156[10:], thrift.DOUBLE, len(p.Weights))
 	off += 15
 	off += thrift.Binary.WriteDoubleSlice(b[off:], p.Weights)
 	off += thrift.Binary.WriteFieldStop(b[off:])
@@ -3209,39 +3161,39 @@ func (p *Maps) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 		return thrift.Binary.WriteFieldStop(b)
 	}
 	off := 0
-	w161 := (*[14]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w161[0:], thrift.I64, 1)
-	thrift.Binary.WriteI64(w161[3:], p.RequestID)
-	thrift.Binary.WriteFieldBegin(w161[11:], thrift.STRING, 2)
+	w157 := (*[14]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w157[0:], thrift.I64, 1)
+	thrift.Binary.WriteI64(w157[3:], p.RequestID)
+	thrift.Binary.WriteFieldBegin(w157[11:], thrift.STRING, 2)
 	off += 14
 	off += thrift.Binary.WriteStringNocopy(b[off:], w, p.Caller)
-	w162 := (*[9]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w162[0:], thrift.MAP, 3)
-	thrift.Binary.WriteMapBegin(w162[3:], thrift.STRING, thrift.STRING, len(p.Headers))
+	w158 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w158[0:], thrift.MAP, 3)
+	thrift.Binary.WriteMapBegin(w158[3:], thrift.STRING, thrift.STRING, len(p.Headers))
 	off += 9
-	for k163, v164 := range p.Headers {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, k163)
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, v164)
+	for k159, v160 := range p.Headers {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, k159)
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, v160)
 	}
-	w165 := (*[8]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w165[0:], thrift.LIST, 4)
-	thrift.Binary.WriteListBegin(w165[3:], thrift.I64, len(p.Ids))
+	w161 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w161[0:], thrift.LIST, 4)
+	thrift.Binary.WriteListBegin(w161[3:], thrift.I64, len(p.Ids))
 	off += 8
 	off += thrift.Binary.WriteI64Slice(b[off:], p.Ids)
-	w166 := (*[8]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w166[0:], thrift.LIST, 5)
-	thrift.Binary.WriteListBegin(w166[3:], thrift.STRUCT, len(p.Items))
+	w162 := (*[8]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w162[0:], thrift.LIST, 5)
+	thrift.Binary.WriteListBegin(w162[3:], thrift.STRUCT, len(p.Items))
 	off += 8
-	for _, v167 := range p.Items {
-		off += v167.FastWriteNocopy(b[off:], w)
+	for _, v163 := range p.Items {
+		off += v163.FastWriteNocopy(b[off:], w)
 	}
-	w168 := (*[9]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w168[0:], thrift.MAP, 6)
-	thrift.Binary.WriteMapBegin(w168[3:], thrift.STRING, thrift.I64, len(p.Counters))
+	w164 := (*[9]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w164[0:], thrift.MAP, 6)
+	thrift.Binary.WriteMapBegin(w164[3:], thrift.STRING, thrift.I64, len(p.Counters))
 	off += 9
-	for k169, v170 := range p.Counters {
-		off += thrift.Binary.WriteStringNocopy(b[off:], w, k169)
-		off += thrift.Binary.WriteI64(b[off:], v170)
+	for k165, v166 := range p.Counters {
+		off += thrift.Binary.WriteStringNocopy(b[off:], w, k165)
+		off += thrift.Binary.WriteI64(b[off:], v166)
 	}
 	off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 7)
 	off += thrift.Binary.WriteBinaryNocopy(b[off:], w, p.Blob)
@@ -3249,11 +3201,11 @@ func (p *Maps) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int {
 		off += thrift.Binary.WriteFieldBegin(b[off:], thrift.STRING, 8)
 		off += thrift.Binary.WriteStringNocopy(b[off:], w, *p.Trace)
 	}
-	w171 := (*[15]byte)(b[off:])
-	thrift.Binary.WriteFieldBegin(w171[0:], thrift.I32, 9)
-	thrift.Binary.WriteI32(w171[3:], p.Page)
-	thrift.Binary.WriteFieldBegin(w171[7:], thrift.LIST, 10)
-	thrift.Binary.WriteListBegin(w171[10:], thrift.DOUBLE, len(p.Weights))
+	w167 := (*[15]byte)(b[off:])
+	thrift.Binary.WriteFieldBegin(w167[0:], thrift.I32, 9)
+	thrift.Binary.WriteI32(w167[3:], p.Page)
+	thrift.Binary.WriteFieldBegin(w167[7:], thrift.LIST, 10)
+	thrift.Binary.WriteListBegin(w167[10:], thrift.DOUBLE, len(p.Weights))
 	off += 15
 	off += thrift.Binary.WriteDoubleSlice(b[off:], p.Weights)
 	off += thrift.Binary.WriteFieldStop(b[off:])
@@ -3331,21 +3283,21 @@ func (p *Maps) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRING {
 						return off, thrift.ElemTypeError("Maps.headers (map value)", vt, thrift.STRING)
 					}
-					m172 := make(map[string]string, min(size, 2048))
-					for i173 := 0; i173 < size; i173++ {
-						var k174 string
-						k174, n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					m168 := make(map[string]string, min(size, 2048))
+					for i169 := 0; i169 < size; i169++ {
+						var k170 string
+						k170, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Maps.headers: %w", err)
 						}
 						off += n
-						m172[k174], n, err = thrift.Binary.ReadStringNocopy(b[off:])
+						m168[k170], n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Maps.headers: %w", err)
 						}
 						off += n
 					}
-					p.Headers = m172
+					p.Headers = m168
 				}
 				continue
 			}
@@ -3360,13 +3312,13 @@ func (p *Maps) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I64 {
 						return off, thrift.ElemTypeError("Maps.ids (list)", et, thrift.I64)
 					}
-					l175 := make([]int64, size)
-					n, err = thrift.Binary.ReadI64Slice(b[off:], l175)
+					l171 := make([]int64, size)
+					n, err = thrift.Binary.ReadI64Slice(b[off:], l171)
 					if err != nil {
 						return off, fmt.Errorf("Maps.ids: %w", err)
 					}
 					off += n
-					p.Ids = l175
+					p.Ids = l171
 				}
 				continue
 			}
@@ -3381,25 +3333,22 @@ func (p *Maps) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRUCT {
 						return off, thrift.ElemTypeError("Maps.items (list)", et, thrift.STRUCT)
 					}
-					l176 := make([]*Item, min(size, 8192))
-					a178 := make([]Item, min(size, 682))
-					for i177 := 0; i177 < size; i177++ {
-						if i177 == len(l176) {
-							l176 = append(l176, make([]*Item, min(size-i177, i177))...)
+					l172 := make([]*Item, size)
+					a174 := make([]Item, min(size, 682))
+					for i173 := range l172 {
+						if len(a174) == 0 {
+							a174 = make([]Item, min(size-i173, i173))
 						}
-						if len(a178) == 0 {
-							a178 = make([]Item, min(size-i177, i177))
-						}
-						v179 := &a178[0]
-						n, err = v179.FastReadDepth(b[off:], depth+1)
+						v175 := &a174[0]
+						n, err = v175.FastReadDepth(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Maps.items: %w", err)
 						}
 						off += n
-						l176[i177] = v179
-						a178 = a178[1:]
+						l172[i173] = v175
+						a174 = a174[1:]
 					}
-					p.Items = l176
+					p.Items = l172
 				}
 				continue
 			}
@@ -3417,21 +3366,21 @@ func (p *Maps) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.I64 {
 						return off, thrift.ElemTypeError("Maps.counters (map value)", vt, thrift.I64)
 					}
-					m180 := make(map[string]int64, min(size, 2730))
-					for i181 := 0; i181 < size; i181++ {
-						var k182 string
-						k182, n, err = thrift.Binary.ReadStringNocopy(b[off:])
+					m176 := make(map[string]int64, min(size, 2730))
+					for i177 := 0; i177 < size; i177++ {
+						var k178 string
+						k178, n, err = thrift.Binary.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Maps.counters: %w", err)
 						}
 						off += n
-						m180[k182], n, err = thrift.Binary.ReadI64(b[off:])
+						m176[k178], n, err = thrift.Binary.ReadI64(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Maps.counters: %w", err)
 						}
 						off += n
 					}
-					p.Counters = m180
+					p.Counters = m176
 				}
 				continue
 			}
@@ -3446,13 +3395,13 @@ func (p *Maps) FastReadDepth(b []byte, depth int) (int, error) {
 			}
 		case 8:
 			if t == thrift.STRING {
-				v183, n, err := thrift.Binary.ReadStringNocopy(b[off:])
+				v179, n, err := thrift.Binary.ReadStringNocopy(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Maps.trace: %w", err)
 				}
 				off += n
-				tmp184 := v183
-				p.Trace = &tmp184
+				tmp180 := v179
+				p.Trace = &tmp180
 				continue
 			}
 		case 9:
@@ -3475,13 +3424,13 @@ func (p *Maps) FastReadDepth(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.DOUBLE {
 						return off, thrift.ElemTypeError("Maps.weights (list)", et, thrift.DOUBLE)
 					}
-					l185 := make([]float64, size)
-					n, err = thrift.Binary.ReadDoubleSlice(b[off:], l185)
+					l181 := make([]float64, size)
+					n, err = thrift.Binary.ReadDoubleSlice(b[off:], l181)
 					if err != nil {
 						return off, fmt.Errorf("Maps.weights: %w", err)
 					}
 					off += n
-					p.Weights = l185
+					p.Weights = l181
 				}
 				continue
 			}
@@ -3504,20 +3453,20 @@ func (p *Maps) BLengthCompact() int {
 	l += thrift.Compact.I64Length(p.RequestID)
 	l += thrift.Compact.StringLength(p.Caller)
 	l += thrift.Compact.MapBeginLength(len(p.Headers))
-	for k186, v187 := range p.Headers {
-		l += thrift.Compact.StringLength(k186)
-		l += thrift.Compact.StringLength(v187)
+	for k182, v183 := range p.Headers {
+		l += thrift.Compact.StringLength(k182)
+		l += thrift.Compact.StringLength(v183)
 	}
 	l += thrift.Compact.ListBeginLength(len(p.Ids))
 	l += thrift.Compact.I64SliceLength(p.Ids)
 	l += thrift.Compact.ListBeginLength(len(p.Items))
-	for _, v188 := range p.Items {
-		l += v188.BLengthCompact()
+	for _, v184 := range p.Items {
+		l += v184.BLengthCompact()
 	}
 	l += thrift.Compact.MapBeginLength(len(p.Counters))
-	for k189, v190 := range p.Counters {
-		l += thrift.Compact.StringLength(k189)
-		l += thrift.Compact.I64Length(v190)
+	for k185, v186 := range p.Counters {
+		l += thrift.Compact.StringLength(k185)
+		l += thrift.Compact.I64Length(v186)
 	}
 	l += thrift.Compact.BinaryLength(p.Blob)
 	last := int16(7)
@@ -3547,23 +3496,23 @@ func (p *Maps) FastWriteCompact(b []byte) int {
 	off += thrift.Compact.WriteString(b[off:], p.Caller)
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 3, 2)
 	off += thrift.Compact.WriteMapBegin(b[off:], thrift.STRING, thrift.STRING, len(p.Headers))
-	for k191, v192 := range p.Headers {
-		off += thrift.Compact.WriteString(b[off:], k191)
-		off += thrift.Compact.WriteString(b[off:], v192)
+	for k187, v188 := range p.Headers {
+		off += thrift.Compact.WriteString(b[off:], k187)
+		off += thrift.Compact.WriteString(b[off:], v188)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 4, 3)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.I64, len(p.Ids))
 	off += thrift.Compact.WriteI64Slice(b[off:], p.Ids)
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.LIST, 5, 4)
 	off += thrift.Compact.WriteListBegin(b[off:], thrift.STRUCT, len(p.Items))
-	for _, v193 := range p.Items {
-		off += v193.FastWriteCompact(b[off:])
+	for _, v189 := range p.Items {
+		off += v189.FastWriteCompact(b[off:])
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.MAP, 6, 5)
 	off += thrift.Compact.WriteMapBegin(b[off:], thrift.STRING, thrift.I64, len(p.Counters))
-	for k194, v195 := range p.Counters {
-		off += thrift.Compact.WriteString(b[off:], k194)
-		off += thrift.Compact.WriteI64(b[off:], v195)
+	for k190, v191 := range p.Counters {
+		off += thrift.Compact.WriteString(b[off:], k190)
+		off += thrift.Compact.WriteI64(b[off:], v191)
 	}
 	off += thrift.Compact.WriteFieldBegin(b[off:], thrift.STRING, 7, 6)
 	off += thrift.Compact.WriteBinary(b[off:], p.Blob)
@@ -3656,21 +3605,21 @@ func (p *Maps) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.STRING {
 						return off, thrift.ElemTypeError("Maps.headers (map value)", vt, thrift.STRING)
 					}
-					m196 := make(map[string]string, min(size, 2048))
-					for i197 := 0; i197 < size; i197++ {
-						var k198 string
-						k198, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					m192 := make(map[string]string, min(size, 2048))
+					for i193 := 0; i193 < size; i193++ {
+						var k194 string
+						k194, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Maps.headers: %w", err)
 						}
 						off += n
-						m196[k198], n, err = thrift.Compact.ReadStringNocopy(b[off:])
+						m192[k194], n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Maps.headers: %w", err)
 						}
 						off += n
 					}
-					p.Headers = m196
+					p.Headers = m192
 				}
 				continue
 			}
@@ -3685,19 +3634,13 @@ func (p *Maps) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.I64 {
 						return off, thrift.ElemTypeError("Maps.ids (list)", et, thrift.I64)
 					}
-					l199 := make([]int64, min(size, 8192))
-					for j200 := 0; ; {
-						n, err = thrift.Compact.ReadI64Slice(b[off:], l199[j200:])
-						if err != nil {
-							return off, fmt.Errorf("Maps.ids: %w", err)
-						}
-						off += n
-						if j200 = len(l199); j200 == size {
-							break
-						}
-						l199 = append(l199, make([]int64, min(size-j200, j200))...)
+					l195 := make([]int64, size)
+					n, err = thrift.Compact.ReadI64Slice(b[off:], l195)
+					if err != nil {
+						return off, fmt.Errorf("Maps.ids: %w", err)
 					}
-					p.Ids = l199
+					off += n
+					p.Ids = l195
 				}
 				continue
 			}
@@ -3712,25 +3655,22 @@ func (p *Maps) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.STRUCT {
 						return off, thrift.ElemTypeError("Maps.items (list)", et, thrift.STRUCT)
 					}
-					l201 := make([]*Item, min(size, 8192))
-					a203 := make([]Item, min(size, 682))
-					for i202 := 0; i202 < size; i202++ {
-						if i202 == len(l201) {
-							l201 = append(l201, make([]*Item, min(size-i202, i202))...)
+					l196 := make([]*Item, size)
+					a198 := make([]Item, min(size, 682))
+					for i197 := range l196 {
+						if len(a198) == 0 {
+							a198 = make([]Item, min(size-i197, i197))
 						}
-						if len(a203) == 0 {
-							a203 = make([]Item, min(size-i202, i202))
-						}
-						v204 := &a203[0]
-						n, err = v204.FastReadDepthCompact(b[off:], depth+1)
+						v199 := &a198[0]
+						n, err = v199.FastReadDepthCompact(b[off:], depth+1)
 						if err != nil {
 							return off, fmt.Errorf("Maps.items: %w", err)
 						}
 						off += n
-						l201[i202] = v204
-						a203 = a203[1:]
+						l196[i197] = v199
+						a198 = a198[1:]
 					}
-					p.Items = l201
+					p.Items = l196
 				}
 				continue
 			}
@@ -3748,21 +3688,21 @@ func (p *Maps) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && vt != thrift.I64 {
 						return off, thrift.ElemTypeError("Maps.counters (map value)", vt, thrift.I64)
 					}
-					m205 := make(map[string]int64, min(size, 2730))
-					for i206 := 0; i206 < size; i206++ {
-						var k207 string
-						k207, n, err = thrift.Compact.ReadStringNocopy(b[off:])
+					m200 := make(map[string]int64, min(size, 2730))
+					for i201 := 0; i201 < size; i201++ {
+						var k202 string
+						k202, n, err = thrift.Compact.ReadStringNocopy(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Maps.counters: %w", err)
 						}
 						off += n
-						m205[k207], n, err = thrift.Compact.ReadI64(b[off:])
+						m200[k202], n, err = thrift.Compact.ReadI64(b[off:])
 						if err != nil {
 							return off, fmt.Errorf("Maps.counters: %w", err)
 						}
 						off += n
 					}
-					p.Counters = m205
+					p.Counters = m200
 				}
 				continue
 			}
@@ -3777,13 +3717,13 @@ func (p *Maps) FastReadDepthCompact(b []byte, depth int) (int, error) {
 			}
 		case 8:
 			if t == thrift.STRING {
-				v208, n, err := thrift.Compact.ReadStringNocopy(b[off:])
+				v203, n, err := thrift.Compact.ReadStringNocopy(b[off:])
 				if err != nil {
 					return off, fmt.Errorf("Maps.trace: %w", err)
 				}
 				off += n
-				tmp209 := v208
-				p.Trace = &tmp209
+				tmp204 := v203
+				p.Trace = &tmp204
 				continue
 			}
 		case 9:
@@ -3806,13 +3746,13 @@ func (p *Maps) FastReadDepthCompact(b []byte, depth int) (int, error) {
 					if size != 0 && et != thrift.DOUBLE {
 						return off, thrift.ElemTypeError("Maps.weights (list)", et, thrift.DOUBLE)
 					}
-					l210 := make([]float64, size)
-					n, err = thrift.Compact.ReadDoubleSlice(b[off:], l210)
+					l205 := make([]float64, size)
+					n, err = thrift.Compact.ReadDoubleSlice(b[off:], l205)
 					if err != nil {
 						return off, fmt.Errorf("Maps.weights: %w", err)
 					}
 					off += n
-					p.Weights = l210
+					p.Weights = l205
 				}
 				continue
 			}
