@@ -58,3 +58,18 @@ func LongPoolSweeps(c *Client) int64 {
 	}
 	return 0
 }
+
+// LongIdleCounts returns the long pool's count of idle connections and the
+// number its idle lists hold (they must agree).
+func LongIdleCounts(c *Client) (counted, listed int) {
+	p, ok := c.pool.(*longPool)
+	if !ok {
+		return 0, 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, list := range p.idle {
+		listed += len(list)
+	}
+	return p.nidle, listed
+}

@@ -86,6 +86,10 @@ type LongPoolConfig struct {
 	// a connection given back when that many are idle is closed. Default
 	// DefaultMaxIdlePerAddress (32).
 	MaxIdlePerAddress int
+	// MaxIdleGlobal is how many idle connections are kept over all
+	// addresses; a connection given back when that many are idle is
+	// closed. Default 0: no limit but MaxIdlePerAddress's per address.
+	MaxIdleGlobal int
 	// MaxIdleTimeout closes connections that stayed idle this long. Default
 	// DefaultMaxIdleTimeout (30s); the pool checks once per MaxIdleTimeout,
 	// but not more often than every 100ms, and never hands out a
@@ -105,6 +109,9 @@ func DefaultLongPoolConfig() LongPoolConfig {
 func (c *LongPoolConfig) Validate() error {
 	if c.MaxIdlePerAddress < 0 {
 		return fmt.Errorf("client: LongPoolConfig.MaxIdlePerAddress is %d; it must be 0 (default) or more", c.MaxIdlePerAddress)
+	}
+	if c.MaxIdleGlobal < 0 {
+		return fmt.Errorf("client: LongPoolConfig.MaxIdleGlobal is %d; it must be 0 (no limit) or more", c.MaxIdleGlobal)
 	}
 	if c.MaxIdleTimeout < 0 {
 		return fmt.Errorf("client: LongPoolConfig.MaxIdleTimeout is %v; it must be 0 (default) or more", c.MaxIdleTimeout)

@@ -256,6 +256,7 @@ func (p *longPool) retain(live map[string]struct{}) {
 			delete(p.idle, addr)
 		}
 	}
+	p.nidle -= len(gone)
 	p.mu.Unlock()
 	for _, pc := range gone {
 		p.discard(pc)

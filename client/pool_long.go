@@ -124,8 +124,8 @@ func (p *shortPool) stats() PoolStats { return PoolStats{Open: int(p.conns.open.
 func (p *shortPool) close() { p.conns.closeAll() }
 
 // longPool keeps idle connections per address, at most MaxIdlePerAddress
-// each, for at most MaxIdleTimeout. A connection whose peer closed it
-// (IsActive false) is never handed out.
+// each and MaxIdleGlobal in all, for at most MaxIdleTimeout. A connection
+// whose peer closed it (IsActive false) is never handed out.
 type longPool struct {
 	d   *dialer
 	cfg LongPoolConfig
@@ -134,6 +134,7 @@ type longPool struct {
 
 	mu      sync.Mutex
 	idle    map[string][]*pconn // per address, oldest first; guarded by mu
+	nidle   int                 // connections in idle; guarded by mu
 	closed  bool                // guarded by mu
 	janitor *time.Timer         // sweeps expired connections; guarded by mu
 	live    map[string]struct{} // guarded by mu; nil: keep every address, else only these (retain)
@@ -182,6 +183,7 @@ func (p *longPool) get(ctx context.Context, addr string, deadline time.Time) (*p
 		pc := list[len(list)-1] // the most recently used is likeliest alive
 		list[len(list)-1] = nil
 		list = list[:len(list)-1]
+		p.nidle--
 		if pc.conn.IsActive() && now.Sub(pc.idleSince) < p.cfg.MaxIdleTimeout {
 			found = pc
 			break
@@ -208,12 +210,14 @@ func (p *longPool) put(pc *pconn, reusable bool) {
 	p.mu.Lock()
 	list := p.idle[pc.addr]
 	_, kept := p.live[pc.addr]
-	if p.closed || len(list) >= p.cfg.MaxIdlePerAddress || (p.live != nil && !kept) {
+	if p.closed || len(list) >= p.cfg.MaxIdlePerAddress || (p.cfg.MaxIdleGlobal > 0 && p.nidle >= p.cfg.MaxIdleGlobal) ||
+		(p.live != nil && !kept) {
 		p.mu.Unlock()
 		p.discard(pc)
 		return
 	}
 	p.idle[pc.addr] = append(list, pc)
+	p.nidle++
 	p.mu.Unlock()
 }
 
@@ -244,6 +248,7 @@ func (p *longPool) sweep() {
 			p.idle[addr] = keep
 		}
 	}
+	p.nidle -= len(stale)
 	p.janitor.Reset(p.sweepEvery())
 	p.mu.Unlock()
 	for _, pc := range stale {
@@ -257,6 +262,7 @@ func (p *longPool) close() {
 	p.janitor.Stop()
 	idle := p.idle
 	p.idle = make(map[string][]*pconn)
+	p.nidle = 0
 	p.mu.Unlock()
 	for _, list := range idle {
 		for _, pc := range list {
