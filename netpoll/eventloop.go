@@ -424,11 +424,7 @@ func (x *listener) pause() {
 	if x.stopped {
 		return
 	}
-	if x.backoff == 0 {
-		x.backoff = 10 * time.Millisecond
-	} else if x.backoff < time.Second {
-		x.backoff *= 2
-	}
+	x.backoff = nextBackoff(x.backoff)
 	x.op.dropInterest(wantRead)
 	x.timer = time.AfterFunc(x.backoff, func() {
 		x.mu.Lock()
@@ -553,6 +549,15 @@ func (x *listener) adopt(nc net.Conn, w *backoffWait) {
 	}
 }
 
+// nextBackoff returns the pause after d of a listener short of fds or
+// memory: 10 ms first (d zero), then doubling up to 1 s.
+func nextBackoff(d time.Duration) time.Duration {
+	if d == 0 {
+		return 10 * time.Millisecond
+	}
+	return min(2*d, time.Second)
+}
+
 // backoffWait waits between attempts that failed for want of resources,
 // doubling the pause from 10 ms to 1 s. One goroutine only.
 type backoffWait struct {
@@ -563,11 +568,7 @@ type backoffWait struct {
 // wait waits for the next pause, or until quit is closed; it reports
 // whether the pause ran out.
 func (w *backoffWait) wait(quit <-chan struct{}) bool {
-	if w.pause == 0 {
-		w.pause = 10 * time.Millisecond
-	} else if w.pause < time.Second {
-		w.pause *= 2
-	}
+	w.pause = nextBackoff(w.pause)
 	if w.timer == nil {
 		w.timer = time.NewTimer(w.pause)
 	} else {
