@@ -350,18 +350,12 @@ func (c *connection) process() {
 // endReading ends a held connection whose OnRequest panicked or called
 // runtime.Goexit, the caller owning processing: where it stopped reading is
 // unknown, so the input is dropped and nothing more is read or served, but
-// what the holds owe (replies to calls read before) may still be written,
-// as after the peer's close; the last Unhold closes it.
+// what the holds owe (replies to calls read before) may still be written:
+// it goes on as after the peer's close, and the last Unhold closes it.
 func (c *connection) endReading(reason error) {
 	c.shut.Store(true) // no OnRequest runs any more, and reads fail
-	if c.state.Load() == stateOpen {
-		c.closeErr.CompareAndSwap(nil, &reason)
-		if c.state.CompareAndSwap(stateOpen, statePeerClosed) {
-			c.op.dropInterest(wantRead)
-			c.loop.disconnected(c)
-		}
-	}
 	c.dropInput()
+	c.peerClosed(reason)
 }
 
 // releaseInput returns the input buffer's memory when it is drained, so an
