@@ -313,12 +313,7 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 		name = string([]byte(name)) // copy: name aliases the input
 		r.Release()
 		msg := s.unknownMethodText(name)
-		if i := strings.IndexByte(name, ':'); i >= 0 {
-			// Apache's multiplexed clients ("Service:method") expect the
-			// reply under the bare method name.
-			name = name[i+1:]
-		}
-		return c.rejectAndFree(name, thrift.ExceptionUnknownMethod, msg, !concurrent)
+		return c.rejectAndFree(bareMethod(name), thrift.ExceptionUnknownMethod, msg, !concurrent)
 	}
 	oneway := m.info.Oneway || typ == thrift.ONEWAY
 	if !oneway && s.draining.Load() {
@@ -386,6 +381,15 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 	}
 	c.serve(false)
 	return nil
+}
+
+// bareMethod returns name without the "Service:" prefix of Apache's
+// multiplexed clients, which expect the reply under the bare method name.
+func bareMethod(name string) string {
+	if i := strings.IndexByte(name, ':'); i >= 0 {
+		return name[i+1:]
+	}
+	return name
 }
 
 // call is one request on its way through the server. Calls are pooled; a
@@ -524,11 +528,11 @@ func (cs *connState) answerUnserved(name string, seq int32) {
 					putCall(c)
 					continue
 				}
-				reply := string([]byte(mname)) // copy: mname aliases the input
+				var reply string
 				if m != nil {
 					reply = m.info.Name
-				} else if i := strings.IndexByte(reply, ':'); i >= 0 {
-					reply = reply[i+1:] // as handle answers a multiplexed name
+				} else {
+					reply = bareMethod(string([]byte(mname))) // copy: mname aliases the input
 				}
 				if c.rejectAndFree(reply, thrift.ExceptionInternalError, msg, true) != nil {
 					break
