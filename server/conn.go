@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -599,7 +598,7 @@ func (c *call) errorReply(h *transport.Header, result thrift.FastCodec, err erro
 				fmt.Sprintf("server: reading the error (%T) that the handler of %s.%s returned panicked: %v", err, c.m.svc.info.Name, c.m.info.Name, r))
 		}
 	}()
-	if v := reflect.ValueOf(err); v.Kind() == reflect.Pointer && v.IsNil() {
+	if isNilPointer(err) {
 		return thrift.EXCEPTION, thrift.NewApplicationException(thrift.ExceptionInternalError,
 			fmt.Sprintf("server: the handler of %s.%s returned a nil %T as its error", c.m.svc.info.Name, c.m.info.Name, err))
 	}
