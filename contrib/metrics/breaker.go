@@ -42,8 +42,10 @@ func (m *Metrics) WatchBreakerGroup(name string, g *circuitbreak.Group) error {
 // counts each state change of the breakers configured with it in
 // petrel_breaker_transitions_total{breaker=name, from, to}. The key (an
 // instance address, a method) is not a label, so instance churn does not
-// grow the series: WatchBreakerGroup shows each key's current state.
+// grow the series: WatchBreakerGroup shows each key's current state. A
+// name that is not valid UTF-8 has its bad bytes replaced by U+FFFD.
 func (m *Metrics) BreakerTransitions(name string) func(key string, from, to circuitbreak.State) {
+	name = labelValue(name)
 	return func(_ string, from, to circuitbreak.State) {
 		m.moves.WithLabelValues(name, from.String(), to.String()).Inc()
 	}

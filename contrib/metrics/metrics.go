@@ -32,6 +32,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -183,9 +185,19 @@ type tracer struct {
 
 func names(ctx context.Context) (service, method string) {
 	if ri := rpcinfo.FromContext(ctx); ri != nil {
-		return ri.Callee, ri.Method
+		return labelValue(ri.Callee), labelValue(ri.Method)
 	}
 	return "", ""
+}
+
+// labelValue returns s with each sequence of bytes that is not valid UTF-8
+// replaced by U+FFFD: Prometheus panics on such a label value, and a
+// client may call any method name (a proxy passes on the names it reads).
+func labelValue(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
 func (t tracer) Start(ctx context.Context) context.Context {
