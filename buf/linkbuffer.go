@@ -629,23 +629,38 @@ func (b *LinkBuffer) ReadString(n int) (string, error) {
 // them. Without a delim in the readable bytes it returns ErrDelimNotFound and
 // reads nothing.
 func (b *LinkBuffer) Until(delim byte) ([]byte, error) {
-	l := b.length.Load()
-	if l == 0 {
+	i := b.IndexByte(delim, 0)
+	if i < 0 {
 		return nil, ErrDelimNotFound
 	}
-	r := b.readNode()
+	return b.Next(i + 1)
+}
+
+// IndexByte returns the offset in the readable bytes of the first delim at
+// or after offset from, or -1 if there is none. A reader waiting for a
+// delimiter passes the length it searched already, and so reads each byte
+// once however many reads the input takes to arrive.
+func (b *LinkBuffer) IndexByte(delim byte, from int) int {
+	l := b.length.Load()
+	if l == 0 || int64(from) >= l {
+		return -1
+	}
+	from = max(from, 0)
 	seen := 0
-	for t := r; t != nil && int64(seen) < l; t = t.next.Load() {
+	for t := b.readNode(); t != nil && int64(seen) < l; t = t.next.Load() {
 		seg := t.buf[t.off:t.end.Load()]
 		if int64(seen+len(seg)) > l {
 			seg = seg[:l-int64(seen)]
 		}
-		if i := bytes.IndexByte(seg, delim); i >= 0 {
-			return b.Next(seen + i + 1)
+		if skip := from - seen; skip < len(seg) {
+			skip = max(skip, 0)
+			if i := bytes.IndexByte(seg[skip:], delim); i >= 0 {
+				return seen + skip + i
+			}
 		}
 		seen += len(seg)
 	}
-	return nil, ErrDelimNotFound
+	return -1
 }
 
 // Slice returns the next n bytes as a new buffer that shares this buffer's

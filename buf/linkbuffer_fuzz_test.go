@@ -202,8 +202,18 @@ func runModel(t *testing.T, ops []byte) {
 					t.Fatalf("ReadByte = %x, want %x", c, m.readable[0])
 				}
 				m.readable = m.readable[1:]
-			case 12: // Until
+			case 12: // IndexByte, then Until
 				d := byte(next())
+				from := int(next()) % (len(m.readable) + 2)
+				wantAt := -1
+				if from < len(m.readable) {
+					if j := bytes.IndexByte(m.readable[from:], d); j >= 0 {
+						wantAt = from + j
+					}
+				}
+				if at := b.IndexByte(d, from); at != wantAt {
+					t.Fatalf("IndexByte(%x, %d) = %d, want %d", d, from, at, wantAt)
+				}
 				p, err := b.Until(d)
 				i := bytes.IndexByte(m.readable, d)
 				if i < 0 {

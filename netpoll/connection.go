@@ -551,17 +551,24 @@ func (c *connection) Skip(n int) error {
 	return c.in.Skip(n)
 }
 
-// Until returns the bytes through the next delim, waiting for it.
+// Until returns the bytes through the next delim, waiting for it. It waits
+// for at most the input cap: a peer that sends that much without the
+// delimiter gets an error wrapping buf.ErrDelimNotFound, and the bytes stay
+// unread.
 func (c *connection) Until(delim byte) ([]byte, error) {
 	if c.shut.Load() {
 		return nil, ErrConnClosed
 	}
-	for {
-		p, err := c.in.Until(delim)
-		if err == nil {
-			return p, nil
+	for searched := 0; ; {
+		if i := c.in.IndexByte(delim, searched); i >= 0 {
+			return c.in.Next(i + 1)
 		}
-		if err := c.waitRead(c.in.Len() + 1); err != nil {
+		searched = c.in.Len()
+		if searched >= c.inputCap {
+			return nil, fmt.Errorf("netpoll: Until: no %q in the %d bytes read, which reach the input cap (%d): %w",
+				delim, searched, c.inputCap, buf.ErrDelimNotFound)
+		}
+		if err := c.waitRead(searched + 1); err != nil {
 			return nil, err
 		}
 	}
