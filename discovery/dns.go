@@ -167,7 +167,8 @@ func (d *DNS) lookup(ctx context.Context, target string) ([]Instance, error) {
 	return normalize(list), nil
 }
 
-// fromSRV keeps the records of the lowest priority.
+// fromSRV keeps the records of the lowest priority. Records for one target
+// and port make one instance, with their weights summed.
 func fromSRV(records []*net.SRV) []Instance {
 	var best uint16
 	first := true
@@ -183,10 +184,22 @@ func fromSRV(records []*net.SRV) []Instance {
 		}
 		list = append(list, Instance{
 			Address: net.JoinHostPort(strings.TrimSuffix(r.Target, "."), fmt.Sprint(r.Port)),
-			Weight:  max(int(r.Weight), 1),
+			Weight:  int(r.Weight),
 		})
 	}
-	return normalize(list)
+	slices.SortFunc(list, byAddress)
+	merged := list[:0]
+	for _, in := range list {
+		if n := len(merged); n > 0 && merged[n-1].Address == in.Address {
+			merged[n-1].Weight += in.Weight
+			continue
+		}
+		merged = append(merged, in)
+	}
+	for i := range merged {
+		merged[i].Weight = max(merged[i].Weight, 1)
+	}
+	return merged
 }
 
 // normalize sorts by address and drops duplicates, so that lists compare.
