@@ -20,6 +20,7 @@ package tracing
 
 import (
 	"context"
+	"fmt"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -118,7 +119,7 @@ func (t *tracer) Finish(ctx context.Context, st *stats.Stats) {
 	if !span.IsRecording() {
 		return
 	}
-	code := rpcerr.CodeOf(st.Error)
+	code, text, ok := outcome(st.Error)
 	span.SetAttributes(keyCode.String(code.String()), keyReqSize.Int(st.RequestSize), keyRespSize.Int(st.ResponseSize))
 	if t.kind == trace.SpanKindClient {
 		if ri := rpcinfo.FromContext(ctx); ri != nil && ri.RemoteAddr != nil {
@@ -136,10 +137,35 @@ func (t *tracer) Finish(ctx context.Context, st *stats.Stats) {
 		span.AddEvent("handler finished", trace.WithTimestamp(st.HandleEnd))
 	}
 	if st.Error != nil {
-		span.RecordError(st.Error)
+		if ok {
+			span.RecordError(st.Error)
+		} else {
+			span.AddEvent("exception", trace.WithAttributes(
+				attribute.String("exception.type", fmt.Sprintf("%T", st.Error)),
+				attribute.String("exception.message", text)))
+		}
 		span.SetStatus(codes.Error, code.String())
 	}
 	span.End(trace.WithTimestamp(st.End))
+}
+
+// outcome returns err's rpcerr code and text, and reports whether err's
+// methods ran: a handler may return an error whose Error, Unwrap or As
+// panics (a nil *T whose Error reads a field), which the server answers
+// with INTERNAL_ERROR; the span is then ended with code internal and a
+// text saying what panicked, rather than left open by the panic.
+func outcome(err error) (code rpcerr.Code, text string, ok bool) {
+	if err == nil {
+		return rpcerr.OK, "", true
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			code, ok = rpcerr.Internal, false
+			text = fmt.Sprintf("tracing: reading the call's error (%T) panicked: %v", err, r)
+		}
+	}()
+	code = rpcerr.CodeOf(err)
+	return code, err.Error(), true
 }
 
 // incoming reads the trace context a server received, from the caller's
