@@ -153,6 +153,7 @@ func (c *Concurrency) Max() int { return int(c.max) }
 type TokenBucket struct {
 	mu     sync.Mutex // guards tokens and last
 	rate   float64    // tokens per second; read-only
+	rateN  int        // rate as given (float64 rounds one past 2^53); read-only
 	burst  float64    // read-only
 	tokens float64    // guarded by mu
 	last   int64      // guarded by mu: unix nanoseconds of the last refill
@@ -165,7 +166,7 @@ func NewTokenBucket(rate, burst int, now int64) *TokenBucket {
 	if burst <= 0 {
 		burst = rate
 	}
-	return &TokenBucket{rate: float64(rate), burst: float64(burst), tokens: float64(burst), last: now}
+	return &TokenBucket{rate: float64(rate), rateN: rate, burst: float64(burst), tokens: float64(burst), last: now}
 }
 
 // clockStepBack is how far before the last time seen a time must be for
@@ -197,7 +198,7 @@ func (b *TokenBucket) Allow(now int64) bool {
 }
 
 // Rate returns the bucket's rate in tokens per second.
-func (b *TokenBucket) Rate() int { return int(b.rate) }
+func (b *TokenBucket) Rate() int { return b.rateN }
 
 // Limiter applies a Config: connections with AcquireConn/ReleaseConn,
 // requests with AcquireRequest/ReleaseRequest. It is safe for concurrent
