@@ -98,12 +98,14 @@ func Wrap(code Code, cause error, msg string) *Error {
 }
 
 // Error returns "petrel: CODE: msg: cause", leaving out empty parts, or
-// "petrel: internal: nil *rpcerr.Error" for a nil e.
+// "petrel: internal: nil *rpcerr.Error" for a nil e. CODE, and the code
+// Is, Timeout and Temporary go by, is the one CodeOf gives e: for an
+// *Error built without a code, its cause's code or internal, never ok.
 func (e *Error) Error() string {
 	if e == nil {
 		return "petrel: internal: nil *rpcerr.Error"
 	}
-	s := "petrel: " + e.Code.String()
+	s := "petrel: " + e.code().String()
 	if e.Msg != "" {
 		s += ": " + e.Msg
 	}
@@ -111,6 +113,18 @@ func (e *Error) Error() string {
 		s += ": " + e.Cause.Error()
 	}
 	return s
+}
+
+// code returns the code CodeOf gives e (not nil): its Code, or for an
+// *Error built without one (Code OK) its cause's code, or Internal.
+func (e *Error) code() Code {
+	if e.Code != OK {
+		return e.Code
+	}
+	if c := CodeOf(e.Cause); c != OK {
+		return c
+	}
+	return Internal
 }
 
 // Unwrap returns the cause (nil for a nil e).
@@ -126,16 +140,20 @@ func (e *Error) Unwrap() error {
 // A nil e, which has no code, matches no such target.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	return ok && e != nil && t != nil && t.Msg == "" && t.Cause == nil && t.Code == e.Code
+	return ok && e != nil && t != nil && t.Msg == "" && t.Cause == nil && t.Code == e.code()
 }
 
 // Timeout reports whether the code is [Timeout] (net.Error).
-func (e *Error) Timeout() bool { return e != nil && e.Code == Timeout }
+func (e *Error) Timeout() bool { return e != nil && e.code() == Timeout }
 
 // Temporary reports whether retrying later may succeed: true for [Timeout],
 // [Overloaded] and [ShuttingDown] (net.Error).
 func (e *Error) Temporary() bool {
-	return e != nil && (e.Code == Timeout || e.Code == Overloaded || e.Code == ShuttingDown)
+	if e == nil {
+		return false
+	}
+	c := e.code()
+	return c == Timeout || c == Overloaded || c == ShuttingDown
 }
 
 var _ net.Error = (*Error)(nil)
@@ -220,14 +238,8 @@ func CodeOf(err error) Code {
 		if e == nil {
 			return Internal
 		}
-		if e.Code == OK {
-			// An *Error built without a code is still an error.
-			if c := CodeOf(e.Cause); c != OK {
-				return c
-			}
-			return Internal
-		}
-		return e.Code
+		// An *Error built without a code is still an error.
+		return e.code()
 	}
 	var b *BizStatusError
 	if errors.As(err, &b) {
