@@ -215,6 +215,10 @@ func TestMoreCheckErrors(t *testing.T) {
 	cases := []struct{ src, want string }{
 		{"service A extends B {}\nservice B extends A {}", "m.thrift:2:19: service inheritance cycle: B -> A -> B"},
 		{"service B { void f() }\nservice D extends B { void f() }", "m.thrift:2:23: function \"f\" of service D is already defined in its base service B at m.thrift:1:13"},
+		// A base declared after its extender, whose own base is checked
+		// later still.
+		{"service C extends B { void f() }\nservice B extends A {}\nservice A { void f() }", "m.thrift:1:23: function \"f\" of service C is already defined in its base service A at m.thrift:3:13"},
+		{"service B { void ping() }\nservice D extends B { void Ping() }", "m.thrift:2:23: function \"Ping\" of service D maps to Go name Ping, as does function \"ping\" of its base service B at m.thrift:1:13"},
 		{"service S { void get_user()\n void getUser() }", "m.thrift:2:2: functions \"getUser\" and \"get_user\" (line 1) of service S both map to Go name GetUser"},
 		{"enum E { A }\nenum F { B }\nconst E X = F.B", "m.thrift:3:13: value of const \"X\": F.B is a value of enum F, not of E"},
 		{"enum E { A = 1 }\nconst E X = 3", "m.thrift:2:13: value of const \"X\": 3 is not a value of enum E"},

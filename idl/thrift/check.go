@@ -37,6 +37,11 @@ type checker struct {
 	assignables map[[2]*Type]bool
 	// longestInclude is the length of each file's longest include name.
 	longestInclude map[*File]int
+	// fnByGoName holds the first function of any service with each Go
+	// name; fnGoNameDups every function (that first one too) of the Go
+	// names that more than one service has, for checkInherited.
+	fnByGoName   map[string]*Function
+	fnGoNameDups map[string][]*Function
 }
 
 func (c *checker) errorf(pos Pos, format string, args ...any) {
@@ -56,6 +61,8 @@ func (c *checker) run() {
 	c.typedefsOK = map[*Typedef]bool{}
 	c.assignables = map[[2]*Type]bool{}
 	c.longestInclude = map[*File]int{}
+	c.fnByGoName = map[string]*Function{}
+	c.fnGoNameDups = map[string][]*Function{}
 	for _, f := range c.files {
 		c.declare(f)
 	}
@@ -78,6 +85,89 @@ func (c *checker) run() {
 	c.checkChains()
 	for _, f := range c.files {
 		c.checkFile(f)
+	}
+	c.checkInherited()
+}
+
+// checkInherited reports each function whose Go name (and so whose name) a
+// service up its extends chain already has: the generated interface and
+// client would have the method twice. It runs once every service's base is
+// known (a base may be checked after the services extending it). Only the
+// Go names that more than one service has can clash; if there are any, it
+// walks each tree of services from its root down, keeping those of the
+// services above, so that it takes time linear in the number of services
+// and functions.
+func (c *checker) checkInherited() {
+	if len(c.fnGoNameDups) == 0 {
+		return
+	}
+	goName := map[*Function]string{}
+	for g, fns := range c.fnGoNameDups {
+		for _, fn := range fns {
+			goName[fn] = g
+		}
+	}
+	children := map[*Service][]*Service{}
+	var roots []*Service
+	for _, f := range c.files {
+		for _, s := range f.Services {
+			if s.Base == nil {
+				roots = append(roots, s)
+			} else {
+				children[s.Base] = append(children[s.Base], s)
+			}
+		}
+	}
+	inherited := map[string]*Function{} // Go name -> function of a base
+	// enter checks the functions of s against those of its bases, then
+	// adds them; leave takes them back.
+	enter := func(s *Service) {
+		for _, fn := range s.Functions {
+			g, ok := goName[fn]
+			if !ok {
+				continue
+			}
+			switch bf := inherited[g]; {
+			case bf == nil:
+			case bf.Name == fn.Name:
+				c.errorf(fn.Pos, "function %q of service %s is already defined in its base service %s at %v", fn.Name, s.Name, bf.Service.Name, bf.Pos)
+			default:
+				c.errorf(fn.Pos, "function %q of service %s maps to Go name %s, as does function %q of its base service %s at %v", fn.Name, s.Name, g, bf.Name, bf.Service.Name, bf.Pos)
+			}
+		}
+		for _, fn := range s.Functions {
+			if g, ok := goName[fn]; ok && inherited[g] == nil {
+				inherited[g] = fn
+			}
+		}
+	}
+	leave := func(s *Service) {
+		for _, fn := range s.Functions {
+			if g, ok := goName[fn]; ok && inherited[g] == fn {
+				delete(inherited, g)
+			}
+		}
+	}
+	type frame struct {
+		s    *Service
+		next int // index of the next child to visit
+	}
+	var stack []frame
+	for _, r := range roots {
+		enter(r)
+		stack = append(stack[:0], frame{s: r})
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if kids := children[top.s]; top.next < len(kids) {
+				k := kids[top.next]
+				top.next++
+				enter(k)
+				stack = append(stack, frame{s: k})
+				continue
+			}
+			leave(top.s)
+			stack = stack[:len(stack)-1]
+		}
 	}
 }
 
@@ -610,11 +700,13 @@ func (c *checker) checkService(f *File, s *Service) {
 			c.errorf(fn.Pos, "functions %q and %q (line %d) of service %s both map to Go name %s", fn.Name, prev.Name, prev.Pos.Line, s.Name, g)
 		} else {
 			goNames[g] = fn
-		}
-		for b, n := s.Base, 0; b != nil && n < 1000; b, n = b.Base, n+1 {
-			if bf := b.Function(fn.Name); bf != nil {
-				c.errorf(fn.Pos, "function %q of service %s is already defined in its base service %s at %v", fn.Name, s.Name, b.Name, bf.Pos)
-				break
+			if first := c.fnByGoName[g]; first == nil {
+				c.fnByGoName[g] = fn
+			} else {
+				if len(c.fnGoNameDups[g]) == 0 {
+					c.fnGoNameDups[g] = append(c.fnGoNameDups[g], first)
+				}
+				c.fnGoNameDups[g] = append(c.fnGoNameDups[g], fn)
 			}
 		}
 		if fn.Oneway && fn.Result != nil {
