@@ -138,7 +138,7 @@ func TestCorpus(t *testing.T) {
 	}
 	// Server skeletons (petrel gen -service), each beside its generated
 	// packages, built with the rest.
-	for _, sc := range []struct{ fixture, service string }{{"behavior", "Echo"}, {"idl_keywords", "select"}, {"glue", "Svc2"}} {
+	for _, sc := range []struct{ fixture, service string }{{"behavior", "Echo"}, {"idl_keywords", "select"}, {"glue", "Svc2"}, {"idl_includes_main", "Relay"}} {
 		var fx fixture
 		for _, f := range fixtures(t) {
 			if f.name == sc.fixture {

@@ -3,7 +3,10 @@ package gen
 import (
 	"bytes"
 	"fmt"
+	"go/ast"
 	"go/format"
+	"go/parser"
+	"go/token"
 	"sort"
 	"strings"
 
@@ -158,8 +161,27 @@ func (fg *fileGen) scaffoldSource(header string, pkgDoc bool) ([]byte, error) {
 	// The generated packages are under the module, whose path may have no
 	// dot; the standard library's have none.
 	generated := strings.TrimSuffix(fg.g.opt.Module, "/") + "/"
+	// Types are qualified while signatures are worked out, also those the
+	// skeleton does not write (argument and result structs, exceptions), so
+	// some imports may be unused, which Go refuses: keep only those the body
+	// names (all of them if it does not parse: format.Source reports that).
+	var used map[string]bool
+	if af, err := parser.ParseFile(token.NewFileSet(), "", append([]byte("package main\n"), fg.buf.Bytes()...), 0); err == nil {
+		used = map[string]bool{}
+		ast.Inspect(af, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if id, ok := sel.X.(*ast.Ident); ok {
+					used[id.Name] = true
+				}
+			}
+			return true
+		})
+	}
 	var std, other []string
-	for p := range fg.imports {
+	for p, a := range fg.imports {
+		if used != nil && !used[a] {
+			continue
+		}
 		if strings.Contains(p, ".") || strings.HasPrefix(p, generated) {
 			other = append(other, p)
 		} else {
