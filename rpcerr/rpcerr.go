@@ -160,7 +160,8 @@ var _ net.Error = (*Error)(nil)
 
 // BizStatusError is a business status the handler returns on purpose: a
 // status code, a message and optional extra key-values. Over TTHeader it
-// travels in the header's integer keys next to a normal reply, as Kitex does;
+// travels in the header's string keys biz-status, biz-message and biz-extra
+// next to a normal reply, as Kitex does;
 // over protocols without a header the server sends it as an
 // ApplicationException. A nil *BizStatusError in an error carries no status:
 // [CodeOf] classes it [Internal], as a nil [*Error].
