@@ -73,9 +73,11 @@ type Config struct {
 	HalfOpenSuccesses int
 	// Counts says which errors count as failures (default
 	// [DefaultCounts]). Errors it rejects count as successes: the service
-	// answered. The exception is a half-open probe ending with an error of
-	// code rpcerr.Canceled that Counts rejects: no answer came, so the
-	// probe neither closes the breaker nor opens it; it only frees the
+	// answered. The exception is an error of code rpcerr.Canceled that
+	// Counts rejects: no answer came, so it counts neither way. In the
+	// closed state it is left out of the window (it neither dilutes the
+	// error rate nor counts toward MinSamples); a half-open probe ending
+	// so neither closes the breaker nor opens it, it only frees the
 	// probing slot for the next call.
 	Counts func(err error) bool
 	// Now is the clock (default time.Now); tests set a fake one. The
@@ -157,9 +159,8 @@ func (c *Config) fill() {
 // DefaultCounts is the default failure predicate: every error except those
 // that are answers or the caller's own doing: rpcerr codes Business
 // (business status), Declared (IDL-declared exceptions) and Canceled. A nil
-// error is a success. A canceled call is no success either: it is left out
-// of the window's failures, and a canceled half-open probe counts neither
-// way (see Config.Counts).
+// error is a success. A canceled call is no success either: it counts
+// neither way, in the window or as a half-open probe (see Config.Counts).
 func DefaultCounts(err error) bool {
 	switch rpcerr.CodeOf(err) {
 	case rpcerr.OK, rpcerr.Business, rpcerr.Declared, rpcerr.Canceled:
@@ -386,6 +387,9 @@ func (b *Breaker) done(err error) {
 	failed := err != nil && b.cfg.Counts(err)
 	if State(b.state.Load()) != Closed {
 		return // a call let through before the breaker opened
+	}
+	if err != nil && !failed && rpcerr.CodeOf(err) == rpcerr.Canceled {
+		return // no answer came: neither a success nor a failure
 	}
 	now := b.cfg.Now()
 	var fail int64
