@@ -22,7 +22,8 @@ type BudgetConfig struct {
 	// Ratio is the largest number of retries allowed per original request
 	// over the window (default DefaultBudgetRatio, 0.1: at most 10% more
 	// attempts than requests). It must be at most 1, and not NaN; a
-	// negative value disables retries.
+	// negative value disables retries: MinRetries then defaults to none,
+	// and only a MinRetries set explicitly grants retries.
 	Ratio float64
 	// Window is the length of the sliding window (default
 	// DefaultBudgetWindow, 10s).
@@ -32,7 +33,8 @@ type BudgetConfig struct {
 	Buckets int
 	// MinRetries is a number of retries allowed per window whatever the
 	// request count, so that a client with little traffic can still retry
-	// (default DefaultMinRetries, 3). A negative value means none.
+	// (default DefaultMinRetries, 3; none when Ratio is negative). A
+	// negative value means none.
 	MinRetries int
 	// Now is the clock (default time.Now); tests set a fake one. The
 	// window measures the time between its readings with Time.Sub, which
@@ -86,7 +88,8 @@ func (c *BudgetConfig) fill() {
 	if c.Buckets == 0 {
 		c.Buckets = DefaultBudgetBuckets
 	}
-	if c.MinRetries == 0 {
+	if c.MinRetries == 0 && c.Ratio > 0 {
+		// A negative Ratio (0 now) disables retries: no default minimum.
 		c.MinRetries = DefaultMinRetries
 	}
 	if c.MinRetries < 0 {
