@@ -95,7 +95,13 @@ func (p *muxPool) slots(addr string) (*muxSlots, error) {
 	if p.left(addr) {
 		return nil, instanceLeft(addr)
 	}
-	if s = p.addrs[addr]; s == nil {
+	return p.slotsLocked(addr), nil
+}
+
+// slotsLocked returns addr's slots, making them if need be; p.mu is held.
+func (p *muxPool) slotsLocked(addr string) *muxSlots {
+	s := p.addrs[addr]
+	if s == nil {
 		s = &muxSlots{
 			conns: make([]atomic.Pointer[muxConn], p.size),
 			dial:  make([]chan struct{}, p.size),
@@ -105,7 +111,7 @@ func (p *muxPool) slots(addr string) (*muxSlots, error) {
 		}
 		p.addrs[addr] = s
 	}
-	return s, nil
+	return s
 }
 
 // get returns a live shared connection to addr, dialing one into the slot
@@ -147,6 +153,12 @@ func (p *muxPool) get(ctx context.Context, addr string, deadline time.Time) (*mu
 	conn.SetWriteTimeout(p.writeTimeout)
 	mc := newMuxConn(conn, addr, p.maxSize, p.forget)
 	p.live[mc] = struct{}{}
+	// Discovery may have dropped addr and listed it again while we dialed:
+	// s went with it, and a connection put there would be reached by no
+	// later call (nor drained), open until Close. It goes into the
+	// address's slots of now; a connection another caller put in slot i
+	// meanwhile is drained below, as a replaced one is.
+	s = p.slotsLocked(addr)
 	old := s.conns[i].Swap(mc)
 	p.mu.Unlock()
 	if old != nil {
