@@ -1,6 +1,7 @@
 package circuitbreak
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -23,7 +24,7 @@ const (
 	// HalfOpen: one probe call at a time goes through; the others are
 	// rejected. Config.HalfOpenSuccesses successful probes in a row close
 	// the breaker; a failed probe opens it again; a probe that got no
-	// answer (canceled) does neither.
+	// answer (canceled, or never sent) does neither.
 	HalfOpen
 )
 
@@ -73,8 +74,10 @@ type Config struct {
 	HalfOpenSuccesses int
 	// Counts says which errors count as failures (default
 	// [DefaultCounts]). Errors it rejects count as successes: the service
-	// answered. The exception is an error of code rpcerr.Canceled that
-	// Counts rejects: no answer came, so it counts neither way. In the
+	// answered. The exception is an error Counts rejects that got no
+	// answer: of code rpcerr.Canceled, or whose request was never sent
+	// (retry.NotSent: the error has a RequestNotSent method reporting
+	// true). It counts neither way. In the
 	// closed state it is left out of the window (it neither dilutes the
 	// error rate nor counts toward MinSamples); a half-open probe ending
 	// so neither closes the breaker nor opens it, it only frees the
@@ -158,15 +161,32 @@ func (c *Config) fill() {
 
 // DefaultCounts is the default failure predicate: every error except those
 // that are answers or the caller's own doing: rpcerr codes Business
-// (business status), Declared (IDL-declared exceptions) and Canceled. A nil
-// error is a success. A canceled call is no success either: it counts
-// neither way, in the window or as a half-open probe (see Config.Counts).
+// (business status), Declared (IDL-declared exceptions) and Canceled, and a
+// Protocol error whose request was never sent (the client could not encode
+// it: a required field missing, say). A nil error is a success. A canceled
+// call, or one never sent, is no success either: it counts neither way, in
+// the window or as a half-open probe (see Config.Counts).
 func DefaultCounts(err error) bool {
 	switch rpcerr.CodeOf(err) {
 	case rpcerr.OK, rpcerr.Business, rpcerr.Declared, rpcerr.Canceled:
 		return false
+	case rpcerr.Protocol:
+		return !notSent(err)
 	}
 	return true
+}
+
+// notSent reports whether err says that its request never left the client
+// (retry.NotSent, which this package cannot import).
+func notSent(err error) bool {
+	var ns interface{ RequestNotSent() bool }
+	return errors.As(err, &ns) && ns.RequestNotSent()
+}
+
+// unanswered reports whether err, an error Config.Counts rejected, says
+// that no answer came: the call was canceled, or its request never sent.
+func unanswered(err error) bool {
+	return rpcerr.CodeOf(err) == rpcerr.Canceled || notSent(err)
 }
 
 // ErrOpen is the cause of the error a breaker returns when it rejects a
@@ -357,7 +377,7 @@ type outcome int8
 const (
 	answered       outcome = iota // the service answered
 	countedFailure                // a failure Config.Counts counts
-	noAnswer                      // no answer came (canceled): counts neither way
+	noAnswer                      // no answer came (canceled, not sent): counts neither way
 )
 
 // Done records the outcome of a call allowed by Allow. A probe's Done
@@ -388,7 +408,7 @@ func (b *Breaker) done(err error) {
 	if State(b.state.Load()) != Closed {
 		return // a call let through before the breaker opened
 	}
-	if err != nil && !failed && rpcerr.CodeOf(err) == rpcerr.Canceled {
+	if err != nil && !failed && unanswered(err) {
 		return // no answer came: neither a success nor a failure
 	}
 	now := b.cfg.Now()
@@ -421,7 +441,7 @@ func probeOutcome(counted bool, err error) outcome {
 	switch {
 	case counted:
 		return countedFailure
-	case rpcerr.CodeOf(err) == rpcerr.Canceled:
+	case err != nil && unanswered(err):
 		return noAnswer
 	}
 	return answered
