@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"runtime"
 	"slices"
@@ -212,21 +213,40 @@ type muxCall struct {
 func (c *muxCall) outcome() error {
 	if p := c.panicked; p != nil {
 		c.panicked = nil
+		if p == (codecGoexit{}) {
+			runtime.Goexit()
+		}
 		panic(p)
 	}
 	return c.err
 }
 
+// codecGoexit is muxCall.panicked when the result's codec called
+// runtime.Goexit on the reader goroutine: the caller's goroutine ends too.
+type codecGoexit struct{}
+
 // decode decodes call's reply on the reader goroutine, keeping a panic of
 // the result's codec (a hand-written codec's bug) for the caller: not
-// recovered, it would end the process.
+// recovered, it would end the process. A codec that calls runtime.Goexit
+// ends the reader, which cannot be stopped: the connection is shut down
+// (its other calls fail, the pool replaces it) and the caller, told, ends
+// its own goroutine too.
 func (mc *muxConn) decode(call *muxCall, typ thrift.MessageType, name string, body []byte) {
+	decoded := false
 	defer func() {
+		if decoded {
+			return
+		}
 		if r := recover(); r != nil {
 			call.err, call.panicked = nil, r
+			return
 		}
+		call.err, call.panicked = nil, codecGoexit{}
+		mc.shutdown(errors.New("the result codec of " + call.method + " called runtime.Goexit on the reader of the multiplexed connection"))
+		call.ch <- struct{}{}
 	}()
 	call.err = decodeReply(typ, name, body, call.result, &mc.rhdr, call.method, mc.addr)
+	decoded = true
 }
 
 // muxConn is one connection shared by concurrent calls. Requests are
