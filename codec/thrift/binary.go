@@ -242,7 +242,7 @@ func (BinaryProtocol) ReadMessageBegin(b []byte) (name string, t MessageType, se
 			return "", 0, 0, 0, newError(BadVersion, "message header starts with 0x%08x, want version 0x8001", uint32(w))
 		}
 		t = MessageType(w & 0xff)
-		name, n, err = Binary.ReadString(b[4:])
+		name, n, err = binaryMessageName(b[4:])
 		if err != nil {
 			return "", 0, 0, 0, err
 		}
@@ -253,7 +253,7 @@ func (BinaryProtocol) ReadMessageBegin(b []byte) (name string, t MessageType, se
 		return name, t, int32(binary.BigEndian.Uint32(b[n:])), n + 4, nil
 	}
 	// Non-strict: the first word is the name's length.
-	name, n, err = Binary.ReadString(b)
+	name, n, err = binaryMessageName(b)
 	if err != nil {
 		return "", 0, 0, 0, err
 	}
@@ -262,6 +262,16 @@ func (BinaryProtocol) ReadMessageBegin(b []byte) (name string, t MessageType, se
 	}
 	t = MessageType(b[n])
 	return name, t, int32(binary.BigEndian.Uint32(b[n+1:])), n + 5, nil
+}
+
+// binaryMessageName reads the length-prefixed method name of a message
+// header; its errors call it the message name.
+func binaryMessageName(b []byte) (string, int, error) {
+	n, err := binaryLen(b, "message name")
+	if err != nil {
+		return "", 0, err
+	}
+	return string(b[4 : 4+n]), 4 + n, nil
 }
 
 // ReadFieldBegin reads a field header. For STOP it consumes one byte and

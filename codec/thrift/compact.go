@@ -456,11 +456,11 @@ func (CompactProtocol) ReadMessageBegin(b []byte) (name string, t MessageType, s
 		return "", 0, 0, 0, err
 	}
 	n = 2 + m
-	name, m, err = Compact.ReadString(b[n:])
+	l, m, err := compactLen(b[n:], "message name", "message name length")
 	if err != nil {
 		return "", 0, 0, 0, err
 	}
-	return name, t, int32(s), n + m, nil
+	return string(b[n+m : n+m+l]), t, int32(s), n + m + l, nil
 }
 
 // ReadFieldBegin reads a field header of a struct whose previous field id was
