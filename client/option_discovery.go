@@ -127,7 +127,9 @@ func (d *discoveryResolver) run(ctx context.Context) {
 	for ctx.Err() == nil {
 		var err error
 		if w == nil {
-			w, err = d.r.Watch(ctx, d.service)
+			if w, err = d.r.Watch(ctx, d.service); err == nil && w == nil {
+				err = errors.New("client: the resolver's Watch of " + d.service + " returned no Watcher and no error")
+			}
 		}
 		var list []discovery.Instance
 		if err == nil {
