@@ -418,8 +418,10 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	reusable = !serverAsksDrop(rh) && r.Len() == 0
 	if err != nil {
 		switch rpcerr.CodeOf(err) {
-		case rpcerr.Application, rpcerr.Business, rpcerr.Overloaded:
-			// A whole reply was read: the connection is in step.
+		case rpcerr.Application, rpcerr.Business, rpcerr.Overloaded, rpcerr.Timeout:
+			// A whole reply was read: the connection is in step. (A
+			// Timeout here is the server's exception, a handler's
+			// timeout passed on: decodeReply reads no clock.)
 		default:
 			reusable = false
 		}
