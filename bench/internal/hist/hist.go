@@ -3,7 +3,10 @@
 // histogram per load-generating goroutine, merged at the end.
 package hist
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
 
 // Histogram counts latencies in nanoseconds in log-linear buckets: values
 // below 2*histSub are exact; above, each power of two is split into histSub
@@ -73,14 +76,19 @@ func (h *Histogram) Merge(o *Histogram) {
 }
 
 // Quantile returns the latency in ns below or at which a fraction q of the
-// recorded values lie (0 when nothing was recorded).
+// recorded values lie (0 when nothing was recorded): the value of the
+// nearest rank, ceil(q*n).
 func (h *Histogram) Quantile(q float64) uint64 {
 	if h.total == 0 {
 		return 0
 	}
-	rank := uint64(q*float64(h.total) + 0.5)
-	if rank < 1 {
-		rank = 1
+	// The tolerance keeps a product that float rounding put just above an
+	// integer (0.99*100) from taking the next rank; it is far below the
+	// 0.001 steps of q*n for the quantiles asked for.
+	x := q * float64(h.total)
+	rank := uint64(1) // also for q <= 0 (or NaN)
+	if r := math.Ceil(x - x*1e-14); r > 1 {
+		rank = uint64(min(r, float64(h.total)))
 	}
 	if rank > h.total {
 		rank = h.total

@@ -52,3 +52,39 @@ func TestBuckets(t *testing.T) {
 		t.Errorf("merged histogram: total %d max %d q1 %d q0 %d", a.Total(), a.Max(), a.Quantile(1), a.Quantile(0))
 	}
 }
+
+// A quantile is the smallest recorded value with at least a fraction q of
+// the values at or below it (the nearest rank, ceil(q*n)), not the value of
+// rank round(q*n), which for some n has less than q of the values at or
+// below it. Values below 256 ns are recorded exactly.
+func TestQuantileNearestRank(t *testing.T) {
+	for _, tc := range []struct {
+		n    int64
+		q    float64
+		want uint64
+	}{
+		{160, 0.99, 159},  // 158.4 -> 159: 158 of 160 is 98.75 %
+		{100, 0.99, 99},   // exactly 99
+		{200, 0.5, 100},   // exactly 100
+		{7, 0.5, 4},       // 3.5 -> 4
+		{250, 0.999, 250}, // 249.75 -> 250
+		{10, 0.999, 10},   // a small sample: its largest value
+		{1, 0.5, 1},       // one value
+		{254, 0.99, 252},  // 251.46 -> 252
+		{120, 0.999, 120}, // 119.88 -> 120
+		{240, 0.99, 238},  // 237.6 -> 238
+		{230, 0.99, 228},  // 227.7 -> 228
+		{210, 0.99, 208},  // 207.9 -> 208
+		{170, 0.99, 169},  // 168.3 -> 169
+		{180, 0.99, 179},  // 178.2 -> 179
+		{250, 0.99, 248},  // 247.5 -> 248
+	} {
+		var h hist.Histogram
+		for v := int64(1); v <= tc.n; v++ {
+			h.Record(v)
+		}
+		if got := h.Quantile(tc.q); got != tc.want {
+			t.Errorf("values 1..%d: Quantile(%v) = %d, want %d", tc.n, tc.q, got, tc.want)
+		}
+	}
+}
