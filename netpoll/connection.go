@@ -672,41 +672,47 @@ func (c *connection) Append(w buf.Writer) error { return c.out.Append(w) }
 // Flush sends everything written since the last Flush.
 func (c *connection) Flush() error {
 	c.writeMu.Lock()
-	err := c.flushLocked()
+	_, err := c.flushLocked()
 	c.writeMu.Unlock()
 	return err
 }
 
-// Write implements net.Conn: it sends p before returning.
+// Write implements net.Conn: it sends p before returning. Cut short (a
+// deadline, a close), it returns with the error how many bytes of p went
+// out.
 func (c *connection) Write(p []byte) (int, error) {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
+	queued := c.out.MallocLen() + c.out.Len() // written before p, sent first
 	d, _ := c.out.Malloc(len(p))
 	copy(d, p)
-	if err := c.flushLocked(); err != nil {
-		return 0, err
+	if sent, err := c.flushLocked(); err != nil {
+		return min(max(sent-queued, 0), len(p)), err
 	}
 	return len(p), nil
 }
 
-func (c *connection) flushLocked() error {
+// flushLocked sends the output and returns how many bytes went out.
+func (c *connection) flushLocked() (int, error) {
 	if c.state.Load() == stateClosed {
 		c.out.Reset()
-		return c.errClosed()
+		return 0, c.errClosed()
 	}
 	c.out.Flush()
+	sent := 0
 	var timeoutAt int64 // WriteTimeout's end, from the Flush's first wait
 	for c.out.Len() > 0 {
 		if !c.op.acquire() {
 			c.out.Release()
 			c.out.Reset()
-			return c.errClosed()
+			return sent, c.errClosed()
 		}
 		segs := c.out.Segments(c.wsegs[:0], len(c.wsegs))
 		n, errno := writev(c.op.fd, segs, c.wiov[:0])
 		c.op.release()
 		if n > 0 {
 			c.out.Skip(n)
+			sent += n
 		}
 		switch {
 		case errno == 0:
@@ -719,7 +725,7 @@ func (c *connection) flushLocked() error {
 			if err := c.waitWritable(timeoutAt); err != nil {
 				c.out.Release()
 				c.out.Reset()
-				return err
+				return sent, err
 			}
 		case errno == syscall.EINTR:
 		default:
@@ -727,12 +733,12 @@ func (c *connection) flushLocked() error {
 			c.closeWith(err)
 			c.out.Release()
 			c.out.Reset()
-			return err
+			return sent, err
 		}
 	}
 	c.out.Release()
 	c.out.Reset()
-	return nil
+	return sent, nil
 }
 
 // waitWritable waits for room in the socket's send buffer, until timeoutAt
