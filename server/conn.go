@@ -671,6 +671,9 @@ func (cs *connState) write(h *transport.Header, name string, typ thrift.MessageT
 	cs.wmu.Lock()
 	w := cs.conn.Writer()
 	err := cs.writeMessage(w, h, name, typ, seq, body)
+	if err != nil {
+		err = cs.writeUnencodable(w, h, name, seq, payload, err)
+	}
 	if err == nil {
 		cs.queued++
 	}
@@ -708,10 +711,42 @@ func (cs *connState) writeMessage(w buf.Writer, h *transport.Header, name string
 	defer func() {
 		if r := recover(); r != nil {
 			cs.s.stats.panics.Add(1)
-			err = rpcerr.New(rpcerr.Internal, fmt.Sprintf("server: panic writing the reply of %s: %v", name, r))
+			err = &replyPanicError{rpcerr.New(rpcerr.Internal, fmt.Sprintf("server: panic writing the reply of %s: %v", name, r))}
 		}
 	}()
 	return transport.WriteMessage(w, cs.proto, h, name, typ, seq, body)
+}
+
+// replyPanicError is the error of a reply whose codec panicked, which may
+// have left part of the reply in the connection's Writer.
+type replyPanicError struct{ error }
+
+func (e *replyPanicError) Unwrap() error { return e.error }
+
+// writeUnencodable is called under wmu when the reply of name (seq) could
+// not be encoded (err): a header value too large for TTHeader (a business
+// status message over 64 KiB), a body whose BLength is wrong. Such a reply
+// left nothing in w, so it is answered in its place with an INTERNAL_ERROR
+// exception saying why, and the connection goes on serving (on TTHeader,
+// the other calls in flight keep their replies). A reply whose codec
+// panicked may have left part of itself in w: err is returned, and write
+// closes the connection. So it does if the exception cannot be written.
+func (cs *connState) writeUnencodable(w buf.Writer, h *transport.Header, name string, seq int32, payload uint8, err error) error {
+	if _, ok := err.(*replyPanicError); ok {
+		return err
+	}
+	flags := h.Flags
+	h.Reset()
+	h.Protocol, h.SeqID, h.Flags, h.PayloadProtocol = cs.proto, seq, flags, payload
+	if cs.proto == transport.TTHeader && cs.s.draining.Load() {
+		h.SetStr(transport.StrKeyConnReset, "1")
+	}
+	ex := thrift.NewApplicationException(thrift.ExceptionInternalError,
+		fmt.Sprintf("server: the reply of %s could not be encoded: %v", name, err))
+	if werr := cs.writeMessage(w, h, name, thrift.EXCEPTION, seq, ex); werr != nil {
+		return errors.Join(err, werr)
+	}
+	return nil
 }
 
 func (cs *connState) queuedLen() int {
