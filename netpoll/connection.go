@@ -627,9 +627,13 @@ func (c *connection) Release() error {
 // Len returns the number of readable bytes without waiting.
 func (c *connection) Len() int { return c.in.Len() }
 
-// Read implements net.Conn: it waits for at least one byte.
+// Read implements net.Conn: it waits for at least one byte. A Read into an
+// empty p waits for nothing; it fails only once Close was called.
 func (c *connection) Read(p []byte) (int, error) {
 	if len(p) == 0 {
+		if c.shut.Load() {
+			return 0, ErrConnClosed
+		}
 		return 0, nil
 	}
 	if err := c.waitRead(1); err != nil {
