@@ -556,9 +556,33 @@ func (c *call) free(result thrift.FastCodec) {
 
 // invoke runs the middleware and the handler, turning a panic into an
 // Internal error.
-func (c *call) invoke(ctx context.Context, result thrift.FastCodec) (err error) {
+func (c *call) invoke(ctx context.Context, result thrift.FastCodec) error {
+	nilPanic, err := c.invokeRecover(ctx, result)
+	if nilPanic {
+		// Counted here, not in invokeRecover's deferred function, which
+		// runtime.Goexit runs too.
+		c.s.stats.panics.Add(1)
+	}
+	return err
+}
+
+// invokeRecover is invoke but for counting a panic with a nil value under
+// GODEBUG panicnil=1 (nilPanic).
+func (c *call) invokeRecover(ctx context.Context, result thrift.FastCodec) (nilPanic bool, err error) {
+	returned := false
 	defer func() {
-		if r := recover(); r != nil {
+		r := recover()
+		if r == nil && !returned {
+			// The handler neither returned nor left a value to recover:
+			// it called runtime.Goexit, which goes on ending the goroutine
+			// (serve answers the call), or it panicked with nil in a
+			// program whose GODEBUG has panicnil=1 (a go.mod before Go
+			// 1.21), which this recover has ended: only then does invoke
+			// see what is set here.
+			err, nilPanic = rpcerr.New(rpcerr.Internal, fmt.Sprintf("panic in handler %s.%s: panic with a nil value", c.m.svc.info.Name, c.m.info.Name)), true
+			return
+		}
+		if r != nil {
 			c.s.stats.panics.Add(1)
 			err = rpcerr.New(rpcerr.Internal, fmt.Sprintf("panic in handler %s.%s: %v", c.m.svc.info.Name, c.m.info.Name, r))
 		}
@@ -567,7 +591,9 @@ func (c *call) invoke(ctx context.Context, result thrift.FastCodec) (err error) 
 	if result != nil {
 		resp = result
 	}
-	return c.s.ep(ctx, c.args, resp)
+	err = c.s.ep(ctx, c.args, resp)
+	returned = true
+	return false, err
 }
 
 // writeReply answers the call: the result, or an exception for err.
