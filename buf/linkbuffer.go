@@ -98,6 +98,8 @@ type LinkBuffer struct {
 	unflushed int   // bytes written since the last Flush
 	spare     *node // memory booked by Book and not yet linked
 	bookSize  int   // size of the next block Book takes
+
+	sliced bool // made by Slice: no writer adds to it
 }
 
 // NewLinkBuffer returns an empty buffer.
@@ -681,7 +683,7 @@ func (b *LinkBuffer) slice(n int) (*LinkBuffer, error) {
 	if l := b.length.Load(); int64(n) > l {
 		return nil, notEnough("Slice", n, l)
 	}
-	s := &LinkBuffer{}
+	s := &LinkBuffer{sliced: true}
 	if n == 0 {
 		return s, nil
 	}
@@ -731,6 +733,17 @@ func (b *LinkBuffer) Release() error {
 		h := b.head
 		b.head = h.next.Load()
 		h.free()
+	}
+	if b.sliced && b.length.Load() == 0 && b.unflushed == 0 {
+		// A slice read to its end: no writer keeps its last node for more
+		// bytes, so that node's reference goes too.
+		for h := r; h != nil; {
+			nx := h.next.Load()
+			h.free()
+			h = nx
+		}
+		b.first.Store(nil)
+		b.head, b.read, b.write, b.flush = nil, nil, nil, nil
 	}
 	return nil
 }
