@@ -618,7 +618,13 @@ func (c *call) writeReply(result thrift.FastCodec, err error, flush bool) {
 // methods (Error, Unwrap, As) panic: the call is still answered.
 func (c *call) errorReply(h *transport.Header, result thrift.FastCodec, err error) (typ thrift.MessageType, body thrift.FastCodec) {
 	defer func() {
-		if r := recover(); r != nil {
+		r := recover()
+		if r == nil && body == nil {
+			// Not returned: a panic with nil under GODEBUG panicnil=1
+			// (or runtime.Goexit, which goes on ending the goroutine).
+			r = "a nil value"
+		}
+		if r != nil {
 			c.s.stats.panics.Add(1)
 			typ, body = thrift.EXCEPTION, thrift.NewApplicationException(thrift.ExceptionInternalError,
 				fmt.Sprintf("server: reading the error (%T) that the handler of %s.%s returned panicked: %v", err, c.m.svc.info.Name, c.m.info.Name, r))
@@ -734,13 +740,23 @@ func (cs *connState) write(h *transport.Header, name string, typ thrift.MessageT
 // while it is written) turned into an error, so that write never leaves the
 // write lock held.
 func (cs *connState) writeMessage(w buf.Writer, h *transport.Header, name string, typ thrift.MessageType, seq int32, body thrift.FastCodec) (err error) {
+	returned := false
 	defer func() {
-		if r := recover(); r != nil {
+		r := recover()
+		if r == nil && !returned {
+			// A panic with nil under GODEBUG panicnil=1 (a go.mod before
+			// Go 1.21), which recover ends without a value (or
+			// runtime.Goexit, which goes on ending the goroutine).
+			r = "a nil value"
+		}
+		if r != nil {
 			cs.s.stats.panics.Add(1)
 			err = &replyPanicError{rpcerr.New(rpcerr.Internal, fmt.Sprintf("server: panic writing the reply of %s: %v", name, r))}
 		}
 	}()
-	return transport.WriteMessage(w, cs.proto, h, name, typ, seq, body)
+	err = transport.WriteMessage(w, cs.proto, h, name, typ, seq, body)
+	returned = true
+	return err
 }
 
 // replyPanicError is the error of a reply whose codec panicked, which may

@@ -84,12 +84,19 @@ var errNoCompact = errors.New("the argument struct has no compact codec")
 // hand-written codec's bug) is returned as an error, so that the request
 // is answered and gives back its place in flight; panicked reports it.
 func decodeArgs(args thrift.FastCodec, body []byte, payload uint8) (ctx *callCtx, panicked bool, err error) {
+	returned := false
 	defer func() {
 		if r := recover(); r != nil {
 			ctx, panicked, err = nil, true, fmt.Errorf("panic: %v", r)
+		} else if !returned {
+			// A panic with nil under GODEBUG panicnil=1 (a go.mod before
+			// Go 1.21), which recover ends without a value (or
+			// runtime.Goexit, which goes on ending the goroutine).
+			ctx, panicked, err = nil, true, errors.New("panic with a nil value")
 		}
 	}()
 	ctx, err = readArgs(args, body, payload)
+	returned = true
 	return ctx, false, err
 }
 

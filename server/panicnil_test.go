@@ -2,8 +2,11 @@ package server_test
 
 import (
 	"context"
+	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/petrel-rpc/petrel/codec/thrift"
 	"github.com/petrel-rpc/petrel/server"
@@ -40,5 +43,153 @@ func TestHandlerPanicNil(t *testing.T) {
 				t.Errorf("Stats().Panics = %d, want 1", got)
 			}
 		})
+	}
+}
+
+// nilPanickyArgs is an argument struct whose decoding panics with nil.
+type nilPanickyArgs struct{}
+
+func (*nilPanickyArgs) BLength() int           { return 1 }
+func (*nilPanickyArgs) FastWrite(b []byte) int { b[0] = 0; return 1 }
+func (*nilPanickyArgs) FastRead(b []byte) (int, error) {
+	var err error
+	panic(err)
+}
+
+// TestArgsDecodingPanicNil: arguments whose decoding panics with nil under
+// GODEBUG panicnil=1 are answered as undecodable (PROTOCOL_ERROR) and give
+// back their place in flight, as with any other panic value; the handler
+// does not run.
+func TestArgsDecodingPanicNil(t *testing.T) {
+	t.Setenv("GODEBUG", "panicnil=1")
+	var ran atomic.Int64
+	info := &thrift.ServiceInfo{Name: "Panicky", Methods: []thrift.MethodInfo{{
+		Name:      "echo",
+		NewArgs:   func() thrift.FastCodec { return new(nilPanickyArgs) },
+		NewResult: func() thrift.FastCodec { return echotest.NewEchoEchoResult() },
+		Handler: func(ctx context.Context, handler any, args, result thrift.FastCodec) error {
+			ran.Add(1)
+			return nil
+		},
+	}}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := server.New()
+	if err := s.RegisterService(info, struct{}{}); err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	for _, p := range protocols {
+		c := dial(t, ln.Addr().String(), p)
+		args := &echotest.EchoEchoArgs{Req: &echotest.Request{Action: "echo"}}
+		if err := c.send("echo", thrift.CALL, 1, args, nil); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := c.recv(nil)
+		if err != nil || rep.ex == nil || rep.ex.Type != thrift.ExceptionProtocolError || !strings.Contains(rep.ex.Message, "panic") {
+			t.Errorf("%v: reply %+v %v, want a PROTOCOL_ERROR saying the decoding panicked", p, rep.ex, err)
+		}
+		if n := s.Stats().InFlight; n != 0 {
+			t.Errorf("%v: Stats().InFlight = %d after the answer, want 0", p, n)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.Stop(ctx); err != nil {
+		t.Errorf("Stop: %v", err)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	if n := ran.Load(); n != 0 {
+		t.Errorf("the handler ran %d times with arguments whose decoding panicked", n)
+	}
+	if n := s.Stats().Panics; n != int64(len(protocols)) {
+		t.Errorf("Stats().Panics = %d, want %d", n, len(protocols))
+	}
+}
+
+// nilPanickyResult is a result whose encoding panics with nil.
+type nilPanickyResult struct{}
+
+func (nilPanickyResult) BLength() int { return 1 }
+func (nilPanickyResult) FastWrite(b []byte) int {
+	var err error
+	panic(err)
+}
+func (nilPanickyResult) FastRead(b []byte) (int, error) { return 0, nil }
+
+// nilPanickyError is an error whose Error method panics with nil.
+type nilPanickyError struct{}
+
+func (nilPanickyError) Error() string {
+	var err error
+	panic(err)
+}
+
+// TestReplyPanicNil: under GODEBUG panicnil=1, a reply whose encoding
+// panics with nil closes the connection, as with any other panic value,
+// rather than sending a frame the codec left half written; and a handler's
+// error whose Error method panics with nil is answered with INTERNAL_ERROR
+// saying so, the connection serving on.
+func TestReplyPanicNil(t *testing.T) {
+	t.Setenv("GODEBUG", "panicnil=1")
+	info := &thrift.ServiceInfo{Name: "Panicky", Methods: []thrift.MethodInfo{{
+		Name:      "echo",
+		NewArgs:   func() thrift.FastCodec { return echotest.NewEchoEchoArgs() },
+		NewResult: func() thrift.FastCodec { return nilPanickyResult{} },
+		Handler: func(ctx context.Context, handler any, args, result thrift.FastCodec) error {
+			return nil
+		},
+	}, {
+		Name:      "fail",
+		NewArgs:   func() thrift.FastCodec { return echotest.NewEchoEchoArgs() },
+		NewResult: func() thrift.FastCodec { return echotest.NewEchoEchoResult() },
+		Handler: func(ctx context.Context, handler any, args, result thrift.FastCodec) error {
+			return nilPanickyError{}
+		},
+	}}}
+	s := server.New()
+	if err := s.RegisterService(info, struct{}{}); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	for _, p := range protocols {
+		c := dial(t, ln.Addr().String(), p)
+		c.conn.SetReadTimeout(3 * time.Second)
+		for seq := int32(0); seq < 2; seq++ {
+			if err := c.send("fail", thrift.CALL, seq, echotest.NewEchoEchoArgs(), nil); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := c.recv(nil)
+			if err != nil || rep.ex == nil || rep.ex.Type != thrift.ExceptionInternalError || !strings.Contains(rep.ex.Message, "panicked: a nil value") {
+				t.Fatalf("%v: a handler's error whose Error panics with nil: %+v %v", p, rep.ex, err)
+			}
+		}
+		if err := c.send("echo", thrift.CALL, 2, echotest.NewEchoEchoArgs(), nil); err != nil {
+			t.Fatal(err)
+		}
+		if rep, err := c.recv(nil); err == nil {
+			t.Errorf("%v: a reply whose encoding panicked with nil: %+v", p, rep)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.Stop(ctx); err != nil {
+		t.Errorf("Stop: %v", err)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	if n, want := s.Stats().Panics, int64(3*len(protocols)); n != want {
+		t.Errorf("Stats().Panics = %d, want %d", n, want)
 	}
 }
