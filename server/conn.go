@@ -704,7 +704,9 @@ func (cs *connState) write(h *transport.Header, name string, typ thrift.MessageT
 	w := cs.conn.Writer()
 	err := cs.writeMessage(w, h, name, typ, seq, body)
 	if err != nil {
-		err = cs.writeUnencodable(w, h, name, seq, payload, err)
+		if err = cs.writeUnencodable(w, h, name, seq, payload, err); isUnlocked(err) {
+			return err // see writeMessage
+		}
 	}
 	if err == nil {
 		cs.queued++
@@ -738,20 +740,29 @@ func (cs *connState) write(h *transport.Header, name string, typ thrift.MessageT
 // writeMessage is transport.WriteMessage with a panic of the body's codec
 // (a hand-written codec's bug, a response changed by another goroutine
 // while it is written) turned into an error, so that write never leaves the
-// write lock held.
+// write lock held. It is called by write only, with the write lock held.
 func (cs *connState) writeMessage(w buf.Writer, h *transport.Header, name string, typ thrift.MessageType, seq int32, body thrift.FastCodec) (err error) {
 	returned := false
 	defer func() {
 		r := recover()
 		if r == nil && !returned {
-			// A panic with nil under GODEBUG panicnil=1 (a go.mod before
-			// Go 1.21), which recover ends without a value (or
-			// runtime.Goexit, which goes on ending the goroutine).
-			r = "a nil value"
+			// The codec called runtime.Goexit, which goes on ending the
+			// goroutine past write, or panicked with nil under GODEBUG
+			// panicnil=1 (a go.mod before Go 1.21), which recover ends
+			// without a value. Either way what write holds is given back
+			// here, so that the connection's other replies and Stop do
+			// not wait for ever, and the connection is closed; write
+			// returns at once.
+			cs.s.stats.panics.Add(1)
+			cs.writers.Add(-1)
+			cs.wmu.Unlock()
+			cs.conn.Close()
+			err = &replyPanicError{error: rpcerr.New(rpcerr.Internal, fmt.Sprintf("server: the codec of the reply of %s panicked with a nil value or called runtime.Goexit", name)), unlocked: true}
+			return
 		}
 		if r != nil {
 			cs.s.stats.panics.Add(1)
-			err = &replyPanicError{rpcerr.New(rpcerr.Internal, fmt.Sprintf("server: panic writing the reply of %s: %v", name, r))}
+			err = &replyPanicError{error: rpcerr.New(rpcerr.Internal, fmt.Sprintf("server: panic writing the reply of %s: %v", name, r))}
 		}
 	}()
 	err = transport.WriteMessage(w, cs.proto, h, name, typ, seq, body)
@@ -760,10 +771,21 @@ func (cs *connState) writeMessage(w buf.Writer, h *transport.Header, name string
 }
 
 // replyPanicError is the error of a reply whose codec panicked, which may
-// have left part of the reply in the connection's Writer.
-type replyPanicError struct{ error }
+// have left part of the reply in the connection's Writer. unlocked: the
+// write lock is given back and the connection closed (see writeMessage).
+type replyPanicError struct {
+	error
+	unlocked bool
+}
 
 func (e *replyPanicError) Unwrap() error { return e.error }
+
+// isUnlocked reports whether err is a replyPanicError that gave back the
+// write lock.
+func isUnlocked(err error) bool {
+	e, ok := err.(*replyPanicError)
+	return ok && e.unlocked
+}
 
 // writeUnencodable is called under wmu when the reply of name (seq) could
 // not be encoded (err): a header value too large for TTHeader (a business
@@ -786,6 +808,9 @@ func (cs *connState) writeUnencodable(w buf.Writer, h *transport.Header, name st
 	ex := thrift.NewApplicationException(thrift.ExceptionInternalError,
 		fmt.Sprintf("server: the reply of %s could not be encoded: %v", name, err))
 	if werr := cs.writeMessage(w, h, name, thrift.EXCEPTION, seq, ex); werr != nil {
+		if isUnlocked(werr) {
+			return werr
+		}
 		return errors.Join(err, werr)
 	}
 	return nil

@@ -1,0 +1,87 @@
+package server_test
+
+import (
+	"context"
+	"net"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/petrel-rpc/petrel/codec/thrift"
+	"github.com/petrel-rpc/petrel/server"
+	"github.com/petrel-rpc/petrel/server/internal/echotest"
+	"github.com/petrel-rpc/petrel/transport"
+)
+
+// goexitResult is a result whose encoding calls runtime.Goexit, as a
+// hand-written codec or a test double calling t.FailNow would.
+type goexitResult struct{}
+
+func (goexitResult) BLength() int                   { return 1 }
+func (goexitResult) FastWrite(b []byte) int         { runtime.Goexit(); return 0 }
+func (goexitResult) FastRead(b []byte) (int, error) { return 0, nil }
+
+// TestReplyCodecGoexit: a reply codec that ends its goroutine with
+// runtime.Goexit does not leave the connection's write lock held: the
+// connection is closed (its stream may hold part of the reply), the other
+// calls in flight on it do not wait for ever to write their replies, and
+// Stop returns at once.
+func TestReplyCodecGoexit(t *testing.T) {
+	info := &thrift.ServiceInfo{Name: "Goexit", Methods: []thrift.MethodInfo{{
+		Name:      "exit",
+		NewArgs:   func() thrift.FastCodec { return echotest.NewEchoEchoArgs() },
+		NewResult: func() thrift.FastCodec { return goexitResult{} },
+		Handler: func(ctx context.Context, handler any, args, result thrift.FastCodec) error {
+			return nil
+		},
+	}, {
+		Name:      "slow",
+		NewArgs:   func() thrift.FastCodec { return echotest.NewEchoEchoArgs() },
+		NewResult: func() thrift.FastCodec { return echotest.NewEchoEchoResult() },
+		Handler: func(ctx context.Context, handler any, args, result thrift.FastCodec) error {
+			time.Sleep(100 * time.Millisecond)
+			return nil
+		},
+	}}}
+	for _, p := range protocols {
+		t.Run(p.String(), func(t *testing.T) {
+			s := server.New()
+			if err := s.RegisterService(info, struct{}{}); err != nil {
+				t.Fatal(err)
+			}
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			served := make(chan error, 1)
+			go func() { served <- s.Serve(ln) }()
+			c := dial(t, ln.Addr().String(), p)
+			c.conn.SetReadTimeout(3 * time.Second)
+			if p == transport.TTHeader {
+				if err := c.send("slow", thrift.CALL, 1, echotest.NewEchoEchoArgs(), nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := c.send("exit", thrift.CALL, 2, echotest.NewEchoEchoArgs(), nil); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			for {
+				if _, err := c.recv(nil); err != nil {
+					break
+				}
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("the connection was left open (the read gave up after %v)", d)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			if err := s.Stop(ctx); err != nil {
+				t.Errorf("Stop: %v", err)
+			}
+			if err := <-served; err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+		})
+	}
+}
