@@ -272,6 +272,12 @@ func (r *Registry) keepAlive(ctx context.Context, id clientv3.LeaseID, ch <-chan
 	if ctx.Err() != nil {
 		return
 	}
+	r.registerAgain(id)
+}
+
+// registerAgain replaces lost lease id, retrying with a backoff until it
+// did or that is no longer needed (see renew).
+func (r *Registry) registerAgain(id clientv3.LeaseID) {
 	backoff := 100 * time.Millisecond
 	for {
 		if r.ctx.Err() != nil {
@@ -326,8 +332,10 @@ func (r *Registry) renew(id clientv3.LeaseID) (done bool, err error) {
 // Register puts inst under service's key, attached to the registry's lease
 // (granted at the first Register, which also puts under it the instances
 // still registered if the previous lease was lost). It replaces an instance
-// of the same address. A Register that fails while no other instance is
-// registered gives the lease back.
+// of the same address. When etcd refuses the Put because the lease is gone
+// (lost before its keep-alive noticed), Register replaces the lease as the
+// keep-alive would and puts inst under the new one. A Register that fails
+// while no other instance is registered gives the lease back.
 func (r *Registry) Register(ctx context.Context, service string, inst discovery.Instance) error {
 	if err := checkService(service); err != nil {
 		return err
@@ -350,7 +358,30 @@ func (r *Registry) Register(ctx context.Context, service string, inst discovery.
 			return err
 		}
 	}
-	if _, err := r.cfg.Client.Put(ctx, key, v, clientv3.WithLease(r.lease)); err != nil {
+	_, err = r.cfg.Client.Put(ctx, key, v, clientv3.WithLease(r.lease))
+	if err != nil && r.leaseGone(ctx) {
+		// The lease was lost (it expired, was revoked, or etcd lost its
+		// data) before its keep-alive noticed: replace it now, putting
+		// the registered instances under the new one, rather than fail.
+		lost := r.lease
+		r.cfg.Logger.Warn("etcd: registry lease lost; registering again", "lease", fmt.Sprintf("%x", lost), "ttl", r.cfg.TTL)
+		r.stopKeepAlive()
+		r.lease, r.granted, r.stopKeepAlive = 0, 0, nil
+		if err := r.grantLocked(ctx); err != nil {
+			if len(r.keys) > 0 {
+				// The keep-alive that would have put them again is
+				// stopped: retry in its place.
+				r.wg.Add(1)
+				go func() {
+					defer r.wg.Done()
+					r.registerAgain(lost)
+				}()
+			}
+			return fmt.Errorf("etcd: registering %s: its lease %x was lost and replacing it failed: %w", key, lost, err)
+		}
+		_, err = r.cfg.Client.Put(ctx, key, v, clientv3.WithLease(r.lease))
+	}
+	if err != nil {
 		if len(r.keys) == 0 {
 			// Nothing is under the lease: give it back rather than
 			// keep it alive for nothing until Close.
@@ -360,6 +391,13 @@ func (r *Registry) Register(ctx context.Context, service string, inst discovery.
 	}
 	r.keys[key] = v
 	return nil
+}
+
+// leaseGone reports whether etcd says the registry's lease does not exist
+// (false when it cannot say). r.mu is held.
+func (r *Registry) leaseGone(ctx context.Context) bool {
+	resp, err := r.cfg.Client.TimeToLive(ctx, r.lease)
+	return err == nil && resp.TTL <= 0
 }
 
 // Deregister deletes the key of service's instance at inst.Address. When
