@@ -256,13 +256,35 @@ func (fg *fileGen) genEnum(e *thrift.Enum) {
 	fg.p("// Ptr returns a pointer to a copy of p, for optional fields.")
 	fg.p("func (p %s) Ptr() *%s { return &p }", name, name)
 	fg.p("")
-	fg.p("// MarshalText returns the member's IDL name.")
-	fg.p("func (p %s) MarshalText() ([]byte, error) { return []byte(p.String()), nil }", name)
+	// A value that is not a member (zero when no member is, or one a newer
+	// peer added) is written as its number, which UnmarshalText reads back:
+	// "<UNSET>" would lose it, and encoding/json could not read it again.
+	sc := fg.stdAlias("strconv", "strconv")
+	fg.p("// MarshalText returns the member's IDL name, or the decimal number of a")
+	fg.p("// value that is not a member.")
+	fg.p("func (p %s) MarshalText() ([]byte, error) {", name)
+	if len(uniq) > 0 {
+		members := make([]string, len(uniq))
+		for i, v := range uniq {
+			members[i] = fg.g.names[v]
+		}
+		fg.p("switch p {")
+		fg.p("case %s:", strings.Join(members, ", "))
+		fg.p("return []byte(p.String()), nil")
+		fg.p("}")
+	}
+	fg.p("return %s.AppendInt(nil, int64(p), 10), nil", sc)
+	fg.p("}")
 	fg.p("")
-	fg.p("// UnmarshalText sets p to the member named by text.")
+	fg.p("// UnmarshalText sets p to the member named by text, or to the value of a")
+	fg.p("// decimal number (as MarshalText writes a value that is not a member).")
 	fg.p("func (p *%s) UnmarshalText(text []byte) error {", name)
 	fg.p("v, err := %s(string(text))", from)
-	fg.p("if err != nil { return err }")
+	fg.p("if err != nil {")
+	fg.p("n, nerr := %s.ParseInt(string(text), 10, 64)", sc)
+	fg.p("if nerr != nil { return err }")
+	fg.p("v = %s(n)", name)
+	fg.p("}")
 	fg.p("*p = v")
 	fg.p("return nil")
 	fg.p("}")
