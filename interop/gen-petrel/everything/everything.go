@@ -10,6 +10,7 @@ import (
 	client "github.com/petrel-rpc/petrel/client"
 	thrift "github.com/petrel-rpc/petrel/codec/thrift"
 	server "github.com/petrel-rpc/petrel/server"
+	strconv "strconv"
 )
 
 var (
@@ -59,14 +60,26 @@ func ColorFromString(s string) (Color, error) {
 // Ptr returns a pointer to a copy of p, for optional fields.
 func (p Color) Ptr() *Color { return &p }
 
-// MarshalText returns the member's IDL name.
-func (p Color) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+// MarshalText returns the member's IDL name, or the decimal number of a
+// value that is not a member.
+func (p Color) MarshalText() ([]byte, error) {
+	switch p {
+	case Color_RED, Color_GREEN, Color_BLUE, Color_NEGATIVE:
+		return []byte(p.String()), nil
+	}
+	return strconv.AppendInt(nil, int64(p), 10), nil
+}
 
-// UnmarshalText sets p to the member named by text.
+// UnmarshalText sets p to the member named by text, or to the value of a
+// decimal number (as MarshalText writes a value that is not a member).
 func (p *Color) UnmarshalText(text []byte) error {
 	v, err := ColorFromString(string(text))
 	if err != nil {
-		return err
+		n, nerr := strconv.ParseInt(string(text), 10, 64)
+		if nerr != nil {
+			return err
+		}
+		v = Color(n)
 	}
 	*p = v
 	return nil

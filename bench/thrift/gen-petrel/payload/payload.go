@@ -6,6 +6,7 @@ package payload
 import (
 	fmt "fmt"
 	thrift "github.com/petrel-rpc/petrel/codec/thrift"
+	strconv "strconv"
 )
 
 var (
@@ -1964,14 +1965,26 @@ func KindFromString(s string) (Kind, error) {
 // Ptr returns a pointer to a copy of p, for optional fields.
 func (p Kind) Ptr() *Kind { return &p }
 
-// MarshalText returns the member's IDL name.
-func (p Kind) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+// MarshalText returns the member's IDL name, or the decimal number of a
+// value that is not a member.
+func (p Kind) MarshalText() ([]byte, error) {
+	switch p {
+	case Kind_UNKNOWN, Kind_BOOK, Kind_MUSIC, Kind_VIDEO:
+		return []byte(p.String()), nil
+	}
+	return strconv.AppendInt(nil, int64(p), 10), nil
+}
 
-// UnmarshalText sets p to the member named by text.
+// UnmarshalText sets p to the member named by text, or to the value of a
+// decimal number (as MarshalText writes a value that is not a member).
 func (p *Kind) UnmarshalText(text []byte) error {
 	v, err := KindFromString(string(text))
 	if err != nil {
-		return err
+		n, nerr := strconv.ParseInt(string(text), 10, 64)
+		if nerr != nil {
+			return err
+		}
+		v = Kind(n)
 	}
 	*p = v
 	return nil
