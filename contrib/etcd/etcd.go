@@ -138,6 +138,9 @@ func (c Config) fill() (Config, error) {
 
 func serviceKey(prefix, service string) string { return prefix + service + "/" }
 
+// endpoints names the etcd the client talks to, for errors.
+func (c Config) endpoints() string { return strings.Join(c.Client.Endpoints(), ",") }
+
 // checkService reports a service name that cannot be a key's segment.
 func checkService(service string) error {
 	if service == "" {
@@ -211,7 +214,7 @@ func (r *Registry) grantLocked(ctx context.Context) error {
 	want := r.leaseSeconds()
 	lease, err := r.cfg.Client.Grant(ctx, want)
 	if err != nil {
-		return fmt.Errorf("etcd: granting a lease of %ds: %w", want, err)
+		return fmt.Errorf("granting a lease of %ds: %w", want, err)
 	}
 	if lease.TTL > want {
 		// etcd raised it to its minimum: the instances would outlive a
@@ -225,7 +228,7 @@ func (r *Registry) grantLocked(ctx context.Context) error {
 	if err != nil {
 		stop()
 		r.revoke(lease.ID, "a lease that could not be kept alive")
-		return fmt.Errorf("etcd: keeping lease %x alive: %w", lease.ID, err)
+		return fmt.Errorf("keeping lease %x alive: %w", lease.ID, err)
 	}
 	// The client drops keep-alive answers nobody reads: the goroutine
 	// draining them can start after the Puts.
@@ -233,7 +236,7 @@ func (r *Registry) grantLocked(ctx context.Context) error {
 		if _, err := r.cfg.Client.Put(ctx, k, v, clientv3.WithLease(lease.ID)); err != nil {
 			stop()
 			r.revoke(lease.ID, "a lease the instances could not be put under")
-			return fmt.Errorf("etcd: putting %s under a new lease: %w", k, err)
+			return fmt.Errorf("putting %s under a new lease: %w", k, err)
 		}
 	}
 	r.lease, r.granted, r.stopKeepAlive = lease.ID, lease.TTL, stop
@@ -291,7 +294,7 @@ func (r *Registry) registerAgain(id clientv3.LeaseID) {
 		if done {
 			return
 		}
-		r.cfg.Logger.Warn("etcd: registering again failed", "err", err, "retry_in", backoff)
+		r.cfg.Logger.Warn("etcd: registering again failed", "endpoints", r.cfg.endpoints(), "err", err, "retry_in", backoff)
 		timer := time.NewTimer(backoff)
 		select {
 		case <-r.ctx.Done():
@@ -355,7 +358,7 @@ func (r *Registry) Register(ctx context.Context, service string, inst discovery.
 	}
 	if r.lease == 0 {
 		if err := r.grantLocked(ctx); err != nil {
-			return err
+			return fmt.Errorf("etcd: registering %s at %s: %w", key, r.cfg.endpoints(), err)
 		}
 	}
 	_, err = r.cfg.Client.Put(ctx, key, v, clientv3.WithLease(r.lease))
@@ -377,7 +380,7 @@ func (r *Registry) Register(ctx context.Context, service string, inst discovery.
 					r.registerAgain(lost)
 				}()
 			}
-			return fmt.Errorf("etcd: registering %s: its lease %x was lost and replacing it failed: %w", key, lost, err)
+			return fmt.Errorf("etcd: registering %s at %s: its lease %x was lost and replacing it failed: %w", key, r.cfg.endpoints(), lost, err)
 		}
 		_, err = r.cfg.Client.Put(ctx, key, v, clientv3.WithLease(r.lease))
 	}
@@ -387,7 +390,7 @@ func (r *Registry) Register(ctx context.Context, service string, inst discovery.
 			// keep it alive for nothing until Close.
 			r.dropLocked()
 		}
-		return fmt.Errorf("etcd: registering %s: %w", key, err)
+		return fmt.Errorf("etcd: registering %s at %s: %w", key, r.cfg.endpoints(), err)
 	}
 	r.keys[key] = v
 	return nil
@@ -422,7 +425,7 @@ func (r *Registry) Deregister(ctx context.Context, service string, inst discover
 		r.dropLocked()
 	}
 	if err != nil {
-		return fmt.Errorf("etcd: deregistering %s: %w", key, err)
+		return fmt.Errorf("etcd: deregistering %s at %s: %w", key, r.cfg.endpoints(), err)
 	}
 	return nil
 }
@@ -446,7 +449,7 @@ func (r *Registry) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if _, err := r.cfg.Client.Revoke(ctx, lease); err != nil {
-		return fmt.Errorf("etcd: revoking lease %x: %w", lease, err)
+		return fmt.Errorf("etcd: revoking lease %x at %s: %w", lease, r.cfg.endpoints(), err)
 	}
 	return nil
 }
@@ -476,7 +479,7 @@ func (r *Resolver) load(ctx context.Context, service string) (map[string]discove
 	prefix := serviceKey(r.cfg.Prefix, service)
 	resp, err := r.cfg.Client.Get(ctx, prefix, clientv3.WithPrefix())
 	if err != nil {
-		return nil, 0, fmt.Errorf("etcd: reading %s: %w", prefix, err)
+		return nil, 0, fmt.Errorf("etcd: reading %s at %s: %w", prefix, r.cfg.endpoints(), err)
 	}
 	m := make(map[string]discovery.Instance, len(resp.Kvs))
 	for _, kv := range resp.Kvs {
