@@ -13,11 +13,12 @@ import (
 // service-level breaker ([Group.Middleware]), per instance address for an
 // instance-level one (client.WithInstanceBreaker). It is safe for
 // concurrent use; looking up an existing key takes no lock and allocates
-// nothing.
+// nothing, and making or removing a key costs the same however many keys
+// the group holds.
 type Group struct {
 	cfg Config
-	m   atomic.Pointer[map[string]*Breaker] // copy on write under mu
-	mu  sync.Mutex
+	m   sync.Map // key -> *Breaker
+	n   atomic.Int64
 }
 
 // NewGroup returns a Group whose breakers are configured by cfg.
@@ -25,69 +26,48 @@ func NewGroup(cfg Config) (*Group, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	g := &Group{cfg: cfg}
-	m := map[string]*Breaker{}
-	g.m.Store(&m)
-	return g, nil
+	return &Group{cfg: cfg}, nil
 }
 
 // Get returns the breaker of key, made on first use.
 func (g *Group) Get(key string) *Breaker {
-	if b, ok := (*g.m.Load())[key]; ok {
-		return b
+	if b, ok := g.m.Load(key); ok {
+		return b.(*Breaker)
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	old := *g.m.Load()
-	if b, ok := old[key]; ok {
-		return b
+	b, loaded := g.m.LoadOrStore(key, newKeyed(g.cfg, key)) // cfg was validated by NewGroup
+	if !loaded {
+		g.n.Add(1)
 	}
-	b := newKeyed(g.cfg, key) // cfg was validated by NewGroup
-	m := make(map[string]*Breaker, len(old)+1)
-	for k, v := range old {
-		m[k] = v
-	}
-	m[key] = b
-	g.m.Store(&m)
-	return b
+	return b.(*Breaker)
 }
 
 // Lookup returns the breaker of key, or nil if it has none yet.
-func (g *Group) Lookup(key string) *Breaker { return (*g.m.Load())[key] }
+func (g *Group) Lookup(key string) *Breaker {
+	if b, ok := g.m.Load(key); ok {
+		return b.(*Breaker)
+	}
+	return nil
+}
 
 // Range calls fn with each key and its breaker, in no particular order,
-// until fn returns false. It sees the keys as they were when it began
-// (fn may call Get and Remove). Metrics collectors use it to export the
-// state of every breaker of a group.
+// until fn returns false. fn may call Get and Remove; a key added or
+// removed while Range runs may or may not be seen. Metrics collectors use
+// it to export the state of every breaker of a group.
 func (g *Group) Range(fn func(key string, b *Breaker) bool) {
-	for k, b := range *g.m.Load() {
-		if !fn(k, b) {
-			return
-		}
-	}
+	g.m.Range(func(k, b any) bool { return fn(k.(string), b.(*Breaker)) })
 }
 
 // Len returns how many breakers the group holds.
-func (g *Group) Len() int { return len(*g.m.Load()) }
+func (g *Group) Len() int { return int(g.n.Load()) }
 
 // Remove forgets the breaker of key (an instance that left: the client of
 // client.WithInstanceBreaker calls it when its resolver drops an address).
 // A call still holding the breaker finishes with it; the key's next Get
 // makes a new, closed breaker.
 func (g *Group) Remove(key string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	old := *g.m.Load()
-	if _, ok := old[key]; !ok {
-		return
+	if _, loaded := g.m.LoadAndDelete(key); loaded {
+		g.n.Add(-1)
 	}
-	m := make(map[string]*Breaker, len(old))
-	for k, v := range old {
-		if k != key {
-			m[k] = v
-		}
-	}
-	g.m.Store(&m)
 }
 
 // Fallback is called when the breaker rejects a call (err wraps [ErrOpen])
