@@ -263,16 +263,7 @@ func (fg *fileGen) genEnum(e *thrift.Enum) {
 	fg.p("// MarshalText returns the member's IDL name, or the decimal number of a")
 	fg.p("// value that is not a member.")
 	fg.p("func (p %s) MarshalText() ([]byte, error) {", name)
-	if len(uniq) > 0 {
-		members := make([]string, len(uniq))
-		for i, v := range uniq {
-			members[i] = fg.g.names[v]
-		}
-		fg.p("switch p {")
-		fg.p("case %s:", strings.Join(members, ", "))
-		fg.p("return []byte(p.String()), nil")
-		fg.p("}")
-	}
+	fg.p("if s := p.String(); s != \"<UNSET>\" { return []byte(s), nil }") // no IDL name has '<'
 	fg.p("return %s.AppendInt(nil, int64(p), 10), nil", sc)
 	fg.p("}")
 	fg.p("")

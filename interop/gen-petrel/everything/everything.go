@@ -63,9 +63,8 @@ func (p Color) Ptr() *Color { return &p }
 // MarshalText returns the member's IDL name, or the decimal number of a
 // value that is not a member.
 func (p Color) MarshalText() ([]byte, error) {
-	switch p {
-	case Color_RED, Color_GREEN, Color_BLUE, Color_NEGATIVE:
-		return []byte(p.String()), nil
+	if s := p.String(); s != "<UNSET>" {
+		return []byte(s), nil
 	}
 	return strconv.AppendInt(nil, int64(p), 10), nil
 }

@@ -1968,9 +1968,8 @@ func (p Kind) Ptr() *Kind { return &p }
 // MarshalText returns the member's IDL name, or the decimal number of a
 // value that is not a member.
 func (p Kind) MarshalText() ([]byte, error) {
-	switch p {
-	case Kind_UNKNOWN, Kind_BOOK, Kind_MUSIC, Kind_VIDEO:
-		return []byte(p.String()), nil
+	if s := p.String(); s != "<UNSET>" {
+		return []byte(s), nil
 	}
 	return strconv.AppendInt(nil, int64(p), 10), nil
 }
