@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"net"
 	"runtime"
 	"testing"
 	"time"
@@ -46,16 +45,8 @@ func TestReplyCodecGoexit(t *testing.T) {
 	for _, p := range protocols {
 		t.Run(p.String(), func(t *testing.T) {
 			s := server.New()
-			if err := s.RegisterService(info, struct{}{}); err != nil {
-				t.Fatal(err)
-			}
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			served := make(chan error, 1)
-			go func() { served <- s.Serve(ln) }()
-			c := dial(t, ln.Addr().String(), p)
+			addr, stop := serveInfo(t, s, info)
+			c := dial(t, addr, p)
 			c.conn.SetReadTimeout(3 * time.Second)
 			if p == transport.TTHeader {
 				if err := c.send("slow", thrift.CALL, 1, echotest.NewEchoEchoArgs(), nil); err != nil {
@@ -74,14 +65,7 @@ func TestReplyCodecGoexit(t *testing.T) {
 			if d := time.Since(start); d > 2*time.Second {
 				t.Errorf("the connection was left open (the read gave up after %v)", d)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			if err := s.Stop(ctx); err != nil {
-				t.Errorf("Stop: %v", err)
-			}
-			if err := <-served; err != nil {
-				t.Errorf("Serve: %v", err)
-			}
+			stop(2 * time.Second)
 		})
 	}
 }

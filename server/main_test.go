@@ -118,6 +118,33 @@ func serve(t testing.TB, s *server.Server, ln net.Listener, impl echotest.Echo) 
 	})
 }
 
+// serveInfo serves info (a hand-made ServiceInfo, with no handler value) on
+// s over a loopback listener. It returns the address and stop, which stops
+// s within timeout and fails t if Stop or Serve returns an error.
+func serveInfo(t testing.TB, s *server.Server, info *thrift.ServiceInfo) (addr string, stop func(timeout time.Duration)) {
+	t.Helper()
+	if err := s.RegisterService(info, struct{}{}); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	return ln.Addr().String(), func(timeout time.Duration) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		if err := s.Stop(ctx); err != nil {
+			t.Errorf("Stop: %v", err)
+		}
+		if err := <-served; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	}
+}
+
 // testConn is a minimal client over one connection: it writes requests and
 // reads replies with the transport package.
 type testConn struct {

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"net"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -72,18 +71,10 @@ func TestArgsDecodingPanicNil(t *testing.T) {
 			return nil
 		},
 	}}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	s := server.New()
-	if err := s.RegisterService(info, struct{}{}); err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ln) }()
+	addr, stop := serveInfo(t, s, info)
 	for _, p := range protocols {
-		c := dial(t, ln.Addr().String(), p)
+		c := dial(t, addr, p)
 		args := &echotest.EchoEchoArgs{Req: &echotest.Request{Action: "echo"}}
 		if err := c.send("echo", thrift.CALL, 1, args, nil); err != nil {
 			t.Fatal(err)
@@ -96,14 +87,7 @@ func TestArgsDecodingPanicNil(t *testing.T) {
 			t.Errorf("%v: Stats().InFlight = %d after the answer, want 0", p, n)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := s.Stop(ctx); err != nil {
-		t.Errorf("Stop: %v", err)
-	}
-	if err := <-served; err != nil {
-		t.Errorf("Serve: %v", err)
-	}
+	stop(10 * time.Second)
 	if n := ran.Load(); n != 0 {
 		t.Errorf("the handler ran %d times with arguments whose decoding panicked", n)
 	}
@@ -153,17 +137,9 @@ func TestReplyPanicNil(t *testing.T) {
 		},
 	}}}
 	s := server.New()
-	if err := s.RegisterService(info, struct{}{}); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ln) }()
+	addr, stop := serveInfo(t, s, info)
 	for _, p := range protocols {
-		c := dial(t, ln.Addr().String(), p)
+		c := dial(t, addr, p)
 		c.conn.SetReadTimeout(3 * time.Second)
 		for seq := int32(0); seq < 2; seq++ {
 			if err := c.send("fail", thrift.CALL, seq, echotest.NewEchoEchoArgs(), nil); err != nil {
@@ -181,14 +157,7 @@ func TestReplyPanicNil(t *testing.T) {
 			t.Errorf("%v: a reply whose encoding panicked with nil: %+v", p, rep)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := s.Stop(ctx); err != nil {
-		t.Errorf("Stop: %v", err)
-	}
-	if err := <-served; err != nil {
-		t.Errorf("Serve: %v", err)
-	}
+	stop(10 * time.Second)
 	if n, want := s.Stats().Panics, int64(3*len(protocols)); n != want {
 		t.Errorf("Stats().Panics = %d, want %d", n, want)
 	}

@@ -255,17 +255,9 @@ func TestReplyEncodingPanics(t *testing.T) {
 			return nil
 		},
 	}}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	s := server.New()
-	if err := s.RegisterService(info, struct{}{}); err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ln) }()
-	c := dial(t, ln.Addr().String(), transport.TTHeader)
+	addr, stop := serveInfo(t, s, info)
+	c := dial(t, addr, transport.TTHeader)
 	c.conn.SetReadTimeout(3 * time.Second)
 	// The second request's reply is written after the first's panicked.
 	// Both go in one write: the server may close the connection as soon as
@@ -287,14 +279,7 @@ func TestReplyEncodingPanics(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("the connection was left open (the read gave up after %v)", d)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	if err := s.Stop(ctx); err != nil {
-		t.Errorf("Stop: %v", err)
-	}
-	if err := <-served; err != nil {
-		t.Errorf("Serve: %v", err)
-	}
+	stop(3 * time.Second)
 	// The second reply panics too, unless the closed connection refuses it
 	// before encoding.
 	if n := s.Stats().Panics; n < 1 || n > 2 {
@@ -322,18 +307,10 @@ func TestArgsDecodingPanics(t *testing.T) {
 			return nil
 		},
 	}}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	s := server.New(server.WithMaxInFlight(1))
-	if err := s.RegisterService(info, struct{}{}); err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ln) }()
+	addr, stop := serveInfo(t, s, info)
 	for _, p := range protocols {
-		c := dial(t, ln.Addr().String(), p)
+		c := dial(t, addr, p)
 		args := &echotest.EchoEchoArgs{Req: &echotest.Request{Action: "echo"}}
 		if err := c.send("echo", thrift.CALL, 1, args, nil); err != nil {
 			t.Fatal(err)
@@ -347,16 +324,9 @@ func TestArgsDecodingPanics(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := s.Stop(ctx); err != nil {
-		t.Errorf("Stop: %v", err)
-	}
+	stop(10 * time.Second)
 	if d := time.Since(start); d >= server.DefaultExitWaitTime {
 		t.Errorf("Stop drained for %v: a request was left in flight", d)
-	}
-	if err := <-served; err != nil {
-		t.Errorf("Serve: %v", err)
 	}
 	if n := s.Stats().Panics; n != int64(len(protocols)) {
 		t.Errorf("Stats().Panics = %d, want %d", n, len(protocols))
