@@ -229,11 +229,20 @@ type thriftStruct interface {
 //   - [Application] for a Thrift ApplicationException;
 //   - [Declared] for an IDL-declared exception (any other error that is a
 //     generated Thrift struct);
-//   - [Internal] for anything else.
-func CodeOf(err error) Code {
+//   - [Internal] for anything else, and for an error whose methods panic
+//     while its chain is walked.
+func CodeOf(err error) (code Code) {
 	if err == nil {
 		return OK
 	}
+	// An error whose methods panic (a nil *T whose Unwrap or As reads a
+	// field, as a handler may return) is Internal, as the server answers
+	// it: no caller of CodeOf (retry, breakers, tracers) has to guard it.
+	defer func() {
+		if recover() != nil {
+			code = Internal
+		}
+	}()
 	var e *Error
 	if errors.As(err, &e) {
 		if e == nil {

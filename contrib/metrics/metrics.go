@@ -209,7 +209,7 @@ func (t tracer) Start(ctx context.Context) context.Context {
 func (t tracer) Finish(ctx context.Context, st *stats.Stats) {
 	svc, method := names(ctx)
 	t.m.inFlight.WithLabelValues(t.side, svc, method).Dec()
-	t.m.requests.WithLabelValues(t.side, svc, method, codeOf(st.Error).String()).Inc()
+	t.m.requests.WithLabelValues(t.side, svc, method, rpcerr.CodeOf(st.Error).String()).Inc()
 	t.m.latency.WithLabelValues(t.side, svc, method).Observe(st.Latency().Seconds())
 	if st.RequestSize > 0 {
 		t.m.reqBytes.WithLabelValues(t.side, svc, method).Add(float64(st.RequestSize))
@@ -217,21 +217,6 @@ func (t tracer) Finish(ctx context.Context, st *stats.Stats) {
 	if st.ResponseSize > 0 {
 		t.m.respBytes.WithLabelValues(t.side, svc, method).Add(float64(st.ResponseSize))
 	}
-}
-
-// codeOf returns rpcerr.CodeOf(err), or rpcerr.Internal when err's Unwrap
-// or As panics (a handler's nil *T whose Unwrap reads a field; the server
-// answers such a call with INTERNAL_ERROR).
-func codeOf(err error) (code rpcerr.Code) {
-	if err == nil {
-		return rpcerr.OK
-	}
-	defer func() {
-		if recover() != nil {
-			code = rpcerr.Internal
-		}
-	}()
-	return rpcerr.CodeOf(err)
 }
 
 // WatchServer exports s's own counters (server.Stats) under the label
