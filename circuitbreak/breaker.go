@@ -1,7 +1,6 @@
 package circuitbreak
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -76,7 +75,7 @@ type Config struct {
 	// [DefaultCounts]). Errors it rejects count as successes: the service
 	// answered. The exception is an error Counts rejects that got no
 	// answer: of code rpcerr.Canceled, or whose request was never sent
-	// (retry.NotSent: the error has a RequestNotSent method reporting
+	// (rpcerr.NotSent: the error has a RequestNotSent method reporting
 	// true). It counts neither way. In the
 	// closed state it is left out of the window (it neither dilutes the
 	// error rate nor counts toward MinSamples); a half-open probe ending
@@ -171,22 +170,15 @@ func DefaultCounts(err error) bool {
 	case rpcerr.OK, rpcerr.Business, rpcerr.Declared, rpcerr.Canceled:
 		return false
 	case rpcerr.Protocol:
-		return !notSent(err)
+		return !rpcerr.NotSent(err)
 	}
 	return true
-}
-
-// notSent reports whether err says that its request never left the client
-// (retry.NotSent, which this package cannot import).
-func notSent(err error) bool {
-	var ns interface{ RequestNotSent() bool }
-	return errors.As(err, &ns) && ns.RequestNotSent()
 }
 
 // unanswered reports whether err, an error Config.Counts rejected, says
 // that no answer came: the call was canceled, or its request never sent.
 func unanswered(err error) bool {
-	return rpcerr.CodeOf(err) == rpcerr.Canceled || notSent(err)
+	return rpcerr.CodeOf(err) == rpcerr.Canceled || rpcerr.NotSent(err)
 }
 
 // ErrOpen is the cause of the error a breaker returns when it rejects a
@@ -194,7 +186,7 @@ func unanswered(err error) bool {
 // call, as an overloaded server would): errors.Is(err, ErrOpen) tells them
 // apart. Its message names the breaker's key in its Group (the method, or
 // the instance's address) and whether it is open or half-open. It also
-// says that the request was not sent (retry.NotSent is true for it), so
+// says that the request was not sent (rpcerr.NotSent is true for it), so
 // that a rejected backup attempt does not end a call whose other attempt
 // is still waiting for its reply.
 var ErrOpen = &openError{}
@@ -203,7 +195,7 @@ type openError struct{}
 
 func (*openError) Error() string { return "circuit breaker is open" }
 
-// RequestNotSent reports true: a rejected call is not sent (retry.NotSent).
+// RequestNotSent reports true: a rejected call is not sent (rpcerr.NotSent).
 func (*openError) RequestNotSent() bool { return true }
 
 // rejection is the error of a call that breaker key (quoted; "" from New:

@@ -155,15 +155,9 @@ func DefaultRetryOn(err error) bool {
 	return false
 }
 
-// NotSent reports whether err says that the request was not sent: an error
-// in its chain has the method RequestNotSent() returning true. The client
-// marks that way the failures that happen before any byte of the request is
-// written (no address, a failed dial, an encoding error), so that they are
-// retried even for a method that is not idempotent.
-func NotSent(err error) bool {
-	var ns interface{ RequestNotSent() bool }
-	return errors.As(err, &ns) && ns.RequestNotSent()
-}
+// NotSent is [rpcerr.NotSent]: failures marked so are retried even for a
+// method that is not idempotent.
+func NotSent(err error) bool { return rpcerr.NotSent(err) }
 
 // refused reports whether the server answered that it did not run the
 // handler.

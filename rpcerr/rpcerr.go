@@ -215,6 +215,17 @@ type thriftStruct interface {
 	FastRead(b []byte) (int, error)
 }
 
+// NotSent reports whether err says that the request was not sent: an error
+// in its chain has the method RequestNotSent() returning true. The client
+// marks that way the failures that happen before any byte of the request is
+// written (no address, a failed dial, an encoding error); retry retries
+// them even for a method that is not idempotent, and the circuit breakers
+// count them neither way.
+func NotSent(err error) bool {
+	var ns interface{ RequestNotSent() bool }
+	return errors.As(err, &ns) && ns.RequestNotSent()
+}
+
 // CodeOf returns the code of err:
 //   - OK for nil;
 //   - the Code of the first [*Error] in err's chain ([Internal] if that is
