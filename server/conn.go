@@ -311,7 +311,7 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 		}
 		name = string([]byte(name)) // copy: name aliases the input
 		r.Release()
-		msg := s.unknownMethodText(name)
+		msg := s.unknownMethodText(name, c.hdr.StrInfo[transport.StrKeyIDLService])
 		return c.rejectAndFree(bareMethod(name), thrift.ExceptionUnknownMethod, msg, !concurrent)
 	}
 	oneway := m.info.Oneway || typ == thrift.ONEWAY

@@ -73,13 +73,24 @@ func (m *method) putResult(v thrift.FastCodec) {
 // lookup finds the method a request names. name may alias the connection's
 // buffer: lookups do not keep it and do not allocate. idlSvc and toSvc are
 // the TTHeader IDL service name ("isn", which Kitex clients send) and
-// callee service ("" when none); the first registered chooses.
+// callee service ("" when none). A registered service that idlSvc names
+// answers alone, as on a Kitex server: when it lacks the method, lookup
+// finds none (but for an Apache multiplexed name, which names its service
+// itself). The callee name is a deployment name that may match a service
+// by chance: that service is preferred when it has the method.
 func (s *Server) lookup(name, idlSvc, toSvc string) *method {
-	for _, svcName := range [2]string{idlSvc, toSvc} {
-		if svcName == "" {
-			continue
+	if idlSvc != "" {
+		if ms, ok := s.bySvc[idlSvc]; ok {
+			if m, ok := ms[name]; ok {
+				return m
+			}
+			if strings.IndexByte(name, ':') < 0 {
+				return nil
+			}
 		}
-		if ms, ok := s.bySvc[svcName]; ok {
+	}
+	if toSvc != "" {
+		if ms, ok := s.bySvc[toSvc]; ok {
 			if m, ok := ms[name]; ok {
 				return m
 			}
@@ -102,13 +113,17 @@ func (s *Server) lookup(name, idlSvc, toSvc string) *method {
 
 // unknownMethodText is the message that answers a request for name, which
 // lookup did not find: for an Apache multiplexed name "Service:method" it
-// says whether the service is unknown or lacks the method.
-func (s *Server) unknownMethodText(name string) string {
+// says whether the service is unknown or lacks the method, and so it does
+// for a registered service that the IDL service name idlSvc names.
+func (s *Server) unknownMethodText(name, idlSvc string) string {
 	if svc, meth, ok := strings.Cut(name, ":"); ok {
 		if _, known := s.bySvc[svc]; !known {
 			return "server: unknown service " + strconv.Quote(svc) + " in the method name " + strconv.Quote(name)
 		}
 		return "server: service " + strconv.Quote(svc) + " has no method " + strconv.Quote(meth)
+	}
+	if _, known := s.bySvc[idlSvc]; known && idlSvc != "" {
+		return "server: service " + strconv.Quote(idlSvc) + " (the request's IDL service name) has no method " + strconv.Quote(name)
 	}
 	return "server: unknown method " + strconv.Quote(name)
 }

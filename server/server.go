@@ -117,7 +117,10 @@ func configErr(opt string, v any) error {
 // when two services have a method of the same name, a TTHeader request's
 // IDL service name (the string key "isn", which Kitex clients send) or
 // callee service name (or an Apache multiplexed name "Service:method")
-// chooses, and other requests go to the service registered first.
+// chooses, and other requests go to the service registered first. A
+// request whose IDL service name names a registered service is that
+// service's alone, as on a Kitex server: if it lacks the method, the
+// request is refused with UNKNOWN_METHOD naming the service and method.
 // RegisterService fails after Run or Serve, for a service name registered
 // twice, and for a method without a Handler.
 func (s *Server) RegisterService(info *thrift.ServiceInfo, handler any) error {
