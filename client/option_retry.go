@@ -45,7 +45,9 @@ func (g *govState) requestWritten() {
 // The client tells r which failures provably did not send the request (no
 // address, a failed dial, an encoding error: retry.NotSent is true for
 // them); only those, and refusals by the server, are retried for a method
-// not marked Idempotent.
+// not marked Idempotent. A oneway call, which gets no reply, is retried
+// only when its request was not sent, and never sends backup requests,
+// whatever its method's policy (retry.Retryer.MiddlewareOneway).
 //
 // Every attempt is sent with a sequence id of its own, so that a late
 // reply to an attempt that timed out is not taken for a retry's reply.
@@ -70,12 +72,20 @@ func WithRetry(r *retry.Retryer) Option {
 func (c *Client) governance() []endpoint.Middleware {
 	var mws []endpoint.Middleware
 	if r := c.cfg.gov.retryer; r != nil {
-		mws = append(mws, r.Middleware(c.fork))
+		mws = append(mws, r.MiddlewareOneway(c.fork, isOneway))
 	}
 	if g := c.cfg.gov.breakers; g != nil {
 		mws = append(mws, g.Middleware(c.cfg.gov.fallback))
 	}
 	return mws
+}
+
+// isOneway reports whether ctx is the context of a call of a oneway method
+// (for the retry middleware, which retries such a call only when its
+// request was not sent).
+func isOneway(ctx context.Context) bool {
+	cs := stateOf(ctx)
+	return cs != nil && cs.oneway
 }
 
 // fork makes an attempt of a backup-request call (retry.Fork): a call

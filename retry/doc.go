@@ -20,6 +20,11 @@
 //     call's deadline;
 //   - the budget has room.
 //
+// A call of a oneway method gets no reply, so an attempt that failed once
+// its write began may have reached the server: it is retried only when its
+// request provably was not sent, whatever Idempotent says, and sends no
+// backup requests ([Retryer.MiddlewareOneway]).
+//
 // Between attempts the middleware waits an exponential backoff with jitter
 // ([Backoff]).
 //

@@ -76,6 +76,10 @@ type Retryer struct {
 	def     Policy
 	methods map[string]*Policy // read-only after New
 	budget  *Budget
+	// defOneway and onewayMethods are the policies of oneway calls
+	// (onewayPolicy); read-only after New.
+	defOneway     Policy
+	onewayMethods map[string]*Policy
 }
 
 // New returns a Retryer configured by cfg.
@@ -87,13 +91,31 @@ func New(cfg Config) (*Retryer, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Retryer{def: cfg.Default, methods: make(map[string]*Policy, len(cfg.Methods)), budget: b}
+	r := &Retryer{
+		def: cfg.Default, methods: make(map[string]*Policy, len(cfg.Methods)), budget: b,
+		onewayMethods: make(map[string]*Policy, len(cfg.Methods)),
+	}
 	r.def.fill()
+	r.defOneway = onewayPolicy(r.def)
 	for name, p := range cfg.Methods {
 		p.fill()
 		r.methods[name] = &p
+		o := onewayPolicy(p)
+		r.onewayMethods[name] = &o
 	}
 	return r, nil
+}
+
+// onewayPolicy returns p as it applies to a call of a oneway method: such
+// a call gets no reply, its attempt ends once its request is written, and
+// an error after the write began may come after the server read it whole.
+// It is retried only when its request provably was not sent, as for a
+// method that is not idempotent, and never sends backup requests: a backup
+// would be written while the first attempt's write may still complete.
+func onewayPolicy(p Policy) Policy {
+	p.Idempotent = false
+	p.BackupDelay = 0
+	return p
 }
 
 // Budget returns the retry budget shared by the Retryer's calls.
@@ -107,6 +129,17 @@ func (r *Retryer) policy(method string) *Policy {
 		return p
 	}
 	return &r.def
+}
+
+// onewayPolicy returns the policy of a oneway call of ri's method (the
+// default's for a nil ri).
+func (r *Retryer) onewayPolicy(ri *rpcinfo.RPCInfo) *Policy {
+	if ri != nil {
+		if p, ok := r.onewayMethods[ri.Method]; ok {
+			return p
+		}
+	}
+	return &r.defOneway
 }
 
 // Fork prepares an attempt that runs at the same time as others of the same
@@ -142,6 +175,19 @@ type Fork func(ctx context.Context, resp any) (actx context.Context, aresp any, 
 // attempts: ..."); errors.Is and As, rpcerr.CodeOf, [NotSent] and net.Error's
 // Timeout see it as the last attempt's error.
 func (r *Retryer) Middleware(fork Fork) endpoint.Middleware {
+	return r.MiddlewareOneway(fork, nil)
+}
+
+// MiddlewareOneway is [Retryer.Middleware] for a client that can tell the
+// calls of oneway methods: oneway reports, from the context the middleware
+// got, whether the call is one (nil: no call is). A oneway call gets no
+// reply: its attempt ends once its request is written, and an attempt
+// that failed after its write began may have reached the server whole. So
+// whatever its policy says, a oneway call is retried only when its request
+// provably was not sent ([NotSent]), as for a method that is not
+// Idempotent, and it never sends backup requests (a backup would be
+// written while the first attempt's write may still complete).
+func (r *Retryer) MiddlewareOneway(fork Fork, oneway func(ctx context.Context) bool) endpoint.Middleware {
 	return func(next endpoint.Endpoint) endpoint.Endpoint {
 		return func(ctx context.Context, req, resp any) error {
 			ri := rpcinfo.FromContext(ctx)
@@ -159,6 +205,9 @@ func (r *Retryer) Middleware(fork Fork) endpoint.Middleware {
 			r.budget.Request()
 			if p.MaxAttempts <= 1 {
 				return next(ctx, req, resp)
+			}
+			if oneway != nil && oneway(ctx) {
+				p = r.onewayPolicy(ri)
 			}
 			var deadline time.Time
 			if timeout > 0 {
