@@ -546,6 +546,8 @@ type watcher struct {
 	last    []discovery.Instance          // what Next last returned
 	first   bool                          // Next has returned once
 	ch      clientv3.WatchChan            // nil: watch again at the next Next
+	watched time.Time                     // when the current etcd watch started
+	pause   time.Duration                 // the last wait before reading again (see pace)
 
 	mu        sync.Mutex
 	cancel    context.CancelFunc // guarded by mu: ends the current etcd watch
@@ -566,8 +568,40 @@ func (w *watcher) start(rev int64) {
 	default:
 	}
 	w.mu.Unlock()
+	w.watched = time.Now()
 	prefix := serviceKey(w.r.cfg.Prefix, w.service)
 	w.ch = w.r.cfg.Client.Watch(clientv3.WithRequireLeader(ctx), prefix, clientv3.WithPrefix(), clientv3.WithRev(rev+1))
+}
+
+// Pauses between reading the instances again after broken watches (see
+// pace).
+const (
+	minResyncPause = 100 * time.Millisecond
+	maxResyncPause = 5 * time.Second
+)
+
+// pace waits before a watch that broke is replaced, so that a watch etcd
+// ends as soon as it starts (one it refuses to serve) is not read again and
+// restarted as fast as etcd answers: no wait when the watch lasted
+// maxResyncPause, else minResyncPause doubling at each such watch in a row
+// up to maxResyncPause. It returns early with ctx's error or
+// discovery.ErrWatcherClosed.
+func (w *watcher) pace(ctx context.Context) error {
+	if time.Since(w.watched) >= maxResyncPause {
+		w.pause = 0
+		return nil
+	}
+	w.pause = min(max(2*w.pause, minResyncPause), maxResyncPause)
+	timer := time.NewTimer(w.pause)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-w.closed:
+		return discovery.ErrWatcherClosed
+	}
 }
 
 // resync reads the instances again and restarts the watch (after a
@@ -631,6 +665,9 @@ func (w *watcher) Next(ctx context.Context) ([]discovery.Instance, error) {
 					err = resp.Err()
 				}
 				w.r.cfg.Logger.Warn("etcd: watch interrupted; reading the instances again", "service", w.service, "err", err)
+				if err := w.pace(ctx); err != nil {
+					return nil, err
+				}
 				if err := w.resync(ctx); err != nil {
 					return nil, err
 				}
