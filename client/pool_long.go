@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/petrel-rpc/petrel/netpoll"
 )
 
 // connPool hands out connections of the short and long pools.
@@ -88,11 +90,20 @@ func (s *connSet) dial(ctx context.Context, d *dialer, addr string, deadline tim
 
 // discard removes pc from the set and closes it.
 func (s *connSet) discard(pc *pconn) {
+	s.forget(pc)
+	pc.close()
+}
+
+// forget removes pc from the set, if it is there (it may be discarded and
+// forgotten, in either order: each counts once).
+func (s *connSet) forget(pc *pconn) {
 	s.mu.Lock()
+	_, ok := s.conns[pc]
 	delete(s.conns, pc)
 	s.mu.Unlock()
-	s.open.Add(-1)
-	pc.close()
+	if ok {
+		s.open.Add(-1)
+	}
 }
 
 // closeAll closes every connection of the set (each call waiting on one
@@ -125,7 +136,8 @@ func (p *shortPool) close() { p.conns.closeAll() }
 
 // longPool keeps idle connections per address, at most MaxIdlePerAddress
 // each and MaxIdleGlobal in all, for at most MaxIdleTimeout. A connection
-// whose peer closed it (IsActive false) is never handed out.
+// whose peer closed it (IsActive false) is never handed out, and one idle
+// leaves the pool as it closes (forgetClosed).
 type longPool struct {
 	d   *dialer
 	cfg LongPoolConfig
@@ -198,7 +210,38 @@ func (p *longPool) get(ctx context.Context, addr string, deadline time.Time) (*p
 	if found != nil {
 		return found, nil
 	}
-	return p.conns.dial(ctx, p.d, addr, deadline)
+	pc, err := p.conns.dial(ctx, p.d, addr, deadline)
+	if err != nil {
+		return nil, err
+	}
+	// The peer's close of a dialed connection closes it at once (netpoll):
+	// an idle one then leaves the pool now, not at the next sweep.
+	pc.conn.AddCloseCallback(func(netpoll.Connection) error {
+		p.forgetClosed(pc)
+		return nil
+	})
+	return pc, nil
+}
+
+// forgetClosed is run as a connection of the pool closes (its peer closed
+// it, or the pool did): if it was idle, it leaves its address's list, so
+// that it holds no room of MaxIdlePerAddress or MaxIdleGlobal that a live
+// connection could have, and it no longer counts as open. It runs on the
+// goroutine that closes the connection, never one holding p.mu.
+func (p *longPool) forgetClosed(pc *pconn) {
+	p.mu.Lock()
+	list := p.idle[pc.addr]
+	if i := slices.Index(list, pc); i >= 0 {
+		list = slices.Delete(list, i, i+1)
+		p.nidle--
+		if len(list) == 0 {
+			delete(p.idle, pc.addr)
+		} else {
+			p.idle[pc.addr] = list
+		}
+	}
+	p.mu.Unlock()
+	p.conns.forget(pc)
 }
 
 func (p *longPool) put(pc *pconn, reusable bool) {
