@@ -477,8 +477,19 @@ func (r *Resolver) load(ctx context.Context, service string) (map[string]discove
 		return nil, 0, err
 	}
 	prefix := serviceKey(r.cfg.Prefix, service)
+	if err := r.clientClosed(prefix); err != nil {
+		return nil, 0, err
+	}
+	// The client retries a read on its closed connection until ctx ends:
+	// end it with the client.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(r.cfg.Client.Ctx(), cancel)()
 	resp, err := r.cfg.Client.Get(ctx, prefix, clientv3.WithPrefix())
 	if err != nil {
+		if err := r.clientClosed(prefix); err != nil {
+			return nil, 0, err
+		}
 		return nil, 0, fmt.Errorf("etcd: reading %s at %s: %w", prefix, r.cfg.endpoints(), err)
 	}
 	m := make(map[string]discovery.Instance, len(resp.Kvs))
@@ -488,6 +499,15 @@ func (r *Resolver) load(ctx context.Context, service string) (map[string]discove
 		}
 	}
 	return m, resp.Header.Revision, nil
+}
+
+// clientClosed reports, reading prefix, that the etcd client was closed:
+// nothing can be read or watched through it any more.
+func (r *Resolver) clientClosed(prefix string) error {
+	if err := r.cfg.Client.Ctx().Err(); err != nil {
+		return fmt.Errorf("etcd: reading %s at %s: the etcd client is closed: %w", prefix, r.cfg.endpoints(), err)
+	}
+	return nil
 }
 
 func (r *Resolver) decode(key, value []byte) (discovery.Instance, bool) {
@@ -663,6 +683,10 @@ func (w *watcher) Next(ctx context.Context) ([]discovery.Instance, error) {
 				var err error = errors.New("watch channel closed")
 				if ok && resp.Err() != nil {
 					err = resp.Err()
+				}
+				if err := w.r.clientClosed(serviceKey(w.r.cfg.Prefix, w.service)); err != nil {
+					w.ch = nil
+					return nil, err
 				}
 				w.r.cfg.Logger.Warn("etcd: watch interrupted; reading the instances again", "service", w.service, "err", err)
 				if err := w.pace(ctx); err != nil {
