@@ -110,7 +110,7 @@
 // Readers call thrift.CheckDepth first (nested structs are read with
 // depth+1), skip unknown fields with the codec's depth-limited SkipDepth
 // (or keep them, with Options.KeepUnknown, in unexported fields written back
-// as read), skip known fields whose wire type is not the IDL's, reject
+// in either protocol: each is kept in both), skip known fields whose wire type is not the IDL's, reject
 // containers whose element types are not the IDL's, and report missing
 // required fields by struct and field name. FastReadDepth reads strings and
 // binaries by reference into its input; FastRead first takes a private copy

@@ -26,8 +26,9 @@ type Options struct {
 	// letters, digits and - . _ ~ + in slash-separated elements).
 	Module string
 	// KeepUnknown makes every struct keep the fields it does not know (their
-	// raw bytes, in unexported fields) when reading, and write them back
-	// unchanged. Without it unknown fields are skipped.
+	// bytes, in unexported fields, in both protocols) when reading, and
+	// write them back in whichever protocol a writer uses. Without it
+	// unknown fields are skipped.
 	KeepUnknown bool
 }
 

@@ -213,7 +213,10 @@ func (fg *fileGen) genRead(s *thrift.Struct, pr proto) {
 	}
 	keep := fg.g.opt.KeepUnknown
 	if keep {
-		fg.p("p._unknownFields%s = p._unknownFields%s[:0]", suffix, suffix)
+		// Both forms: each unknown field is kept in the binary and the
+		// compact protocol, so that either writer writes what was read.
+		fg.p("p._unknownFields = p._unknownFields[:0]")
+		fg.p("p._unknownFieldsCompact = p._unknownFieldsCompact[:0]")
 	}
 	fg.p("off := 0")
 	if pr.compact {
@@ -303,6 +306,7 @@ func (fg *fileGen) genRead(s *thrift.Struct, pr proto) {
 		fg.p("}")
 		if keep {
 			fg.p("p._unknownFieldsCompact = thrift.Compact.AppendUnknownField(p._unknownFieldsCompact, t, id, bv, b[vstart:off])")
+			fg.p("if p._unknownFields, err = thrift.Binary.AppendUnknownFromCompact(p._unknownFields, t, id, bv, b[vstart:off]); err != nil { return off, err }")
 		}
 	} else {
 		fg.p("n, err = thrift.Binary.SkipDepth(b[off:], t, depth)")
@@ -310,6 +314,7 @@ func (fg *fileGen) genRead(s *thrift.Struct, pr proto) {
 		fg.p("off += n")
 		if keep {
 			fg.p("p._unknownFields = append(p._unknownFields, b[fstart:off]...)")
+			fg.p("if p._unknownFieldsCompact, err = thrift.Compact.AppendUnknownFromBinary(p._unknownFieldsCompact, t, id, b[off-n:off]); err != nil { return off, err }")
 		}
 	}
 	fg.p("}")

@@ -35,9 +35,9 @@ func (fg *fileGen) genStruct(s *thrift.Struct) {
 		fg.p("%s %s `thrift:\"%s,%d%s\" json:\"%s\"`", fg.fieldGoName(s, fl), fg.fieldGoType(s, fl), fl.Name, fl.ID, req, json)
 	}
 	if fg.g.opt.KeepUnknown {
-		fg.p("// _unknownFields holds the fields FastRead did not know, as read; FastWrite writes them back.")
+		fg.p("// _unknownFields holds the fields the last read did not know, in the binary protocol; FastWrite writes them back.")
 		fg.p("_unknownFields []byte")
-		fg.p("// _unknownFieldsCompact is the same for the compact protocol (headers in the long form).")
+		fg.p("// _unknownFieldsCompact holds them in the compact protocol (headers in the long form), for FastWriteCompact.")
 		fg.p("_unknownFieldsCompact []byte")
 	}
 	fg.p("}")
