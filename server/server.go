@@ -360,17 +360,28 @@ func (s *Server) Addr() net.Addr {
 // connections still busy when the exit wait time ends are closed then.
 // Stop returns after Run or Serve has returned
 // (or when ctx ends). It may be called more than once: a later call
-// returns nil once the first has returned and Run or Serve has too, or
-// ctx.Err() when ctx ends first.
+// returns nil once the first has returned, Run or Serve has too and the
+// handlers still running have returned, or an error wrapping ctx.Err()
+// when ctx ends first.
 func (s *Server) Stop(ctx context.Context) error {
 	s.mu.Lock()
 	if s.stopped {
-		serving := s.serving
+		serving, pool := s.serving, s.pool
 		s.mu.Unlock()
 		if err := waitDone(ctx, s.stopDone); err != nil || !serving {
 			return err
 		}
-		return waitDone(ctx, s.served)
+		// The first Stop may have returned at its context's end with
+		// handlers still running: they are waited for as ctx allows.
+		err := waitDone(ctx, s.served)
+		if err == nil {
+			err = pool.Shutdown(ctx)
+		}
+		if err != nil {
+			return fmt.Errorf("server: Stop ended by its context with %d requests in flight (handlers not returned) and %d connections open: %w",
+				s.lim.InFlight(), s.lim.Connections(), err)
+		}
+		return nil
 	}
 	s.stopped = true
 	defer close(s.stopDone)
