@@ -3,7 +3,12 @@
 // A [Pool] keeps at most [Config].MaxWorkers worker goroutines. [Pool.Go] hands a
 // task to an idle worker when there is one, starts a new worker when fewer than
 // MaxWorkers exist, and otherwise appends the task to a FIFO queue that the next
-// free worker drains. A worker that has had nothing to do for [Config].IdleTimeout
+// free worker drains. While a worker it woke has not yet started, Pool.Go
+// queues instead: a burst of tasks (one poll's requests) wakes one worker, and
+// that worker, as it starts, hands the queue's oldest task to a second, so a
+// task that blocks holds up the queue only until the next worker runs. Where
+// processors are few, one worker then runs the burst without a goroutine
+// switch per task. A worker that has had nothing to do for [Config].IdleTimeout
 // (at most twice that) exits, so an idle pool holds no goroutines for long. A task that panics does not
 // kill the process: the worker recovers, reports the panic to
 // [Config].PanicHandler and keeps serving.
@@ -172,6 +177,7 @@ type Pool struct {
 	mu      sync.Mutex
 	workers int       // guarded by mu: live worker goroutines, busy or idle
 	idle    []*worker // guarded by mu: idle workers, a stack; the oldest at index 0
+	waking  int       // guarded by mu: workers handed a task that have not started it
 	queue   taskRing  // guarded by mu: tasks waiting for a worker, FIFO
 	closed  bool      // guarded by mu: set once by Shutdown
 	done    chan struct{}
@@ -239,38 +245,91 @@ func (p *Pool) Submit(ctx context.Context, f func()) error {
 
 // submit hands f to an idle worker, a new worker or the queue, and reports
 // false if the pool is closed.
+//
+// While a worker handed a task has not yet started it (waking > 0), f is
+// queued instead: that worker, or the one it wakes (see started), takes it.
+// So an event loop handing out the requests of one poll wakes two workers,
+// not one per request, and where processors are few one worker runs the
+// batch without a goroutine switch per task; a task that blocks delays the
+// queue by no more than the time the next worker takes to start.
 func (p *Pool) submit(ctx context.Context, f func()) bool {
+	t := task{fn: f, ctx: ctx}
 	p.mu.Lock()
-	if n := len(p.idle); n > 0 {
-		w := p.idle[n-1]
-		p.idle[n-1] = nil
-		p.idle = p.idle[:n-1]
-		w.fn, w.ctx = f, ctx
-		p.mu.Unlock()
-		w.wake <- struct{}{}
-		return true
-	}
 	if p.closed {
 		p.mu.Unlock()
 		return false
 	}
-	if p.workers < p.cfg.MaxWorkers {
-		p.workers++
-		p.spawned++
-		p.armReaperLocked()
-		p.mu.Unlock()
-		w := &worker{p: p, wake: make(chan struct{}, 1)}
-		go w.run(ctx, f)
-		return true
+	if p.waking == 0 {
+		if h := p.handLocked(t); h.w != nil {
+			p.mu.Unlock()
+			h.start()
+			return true
+		}
 	}
-	p.queue.push(task{fn: f, ctx: ctx})
+	p.queue.push(t)
 	p.mu.Unlock()
 	return true
+}
+
+// handoff is a task given to a worker, to be started once p.mu is released.
+type handoff struct {
+	w     *worker // nil: no worker could take the task
+	t     task
+	spawn bool // w is new: start its goroutine; otherwise wake it
+}
+
+// handLocked gives t to an idle worker, or to a new one if fewer than
+// MaxWorkers live and the pool is open. p.mu must be held; the caller
+// starts the returned handoff after releasing it.
+func (p *Pool) handLocked(t task) handoff {
+	if n := len(p.idle); n > 0 {
+		w := p.idle[n-1]
+		p.idle[n-1] = nil
+		p.idle = p.idle[:n-1]
+		w.fn, w.ctx = t.fn, t.ctx
+		p.waking++
+		return handoff{w: w}
+	}
+	if p.closed || p.workers >= p.cfg.MaxWorkers {
+		return handoff{}
+	}
+	p.workers++
+	p.spawned++
+	p.waking++
+	p.armReaperLocked()
+	return handoff{w: &worker{p: p, wake: make(chan struct{}, 1)}, t: t, spawn: true}
+}
+
+func (h handoff) start() {
+	if h.spawn {
+		go h.w.run(h.t.ctx, h.t.fn)
+	} else {
+		h.w.wake <- struct{}{} // room for one: never blocks
+	}
+}
+
+// started is called by a worker about to run the task it was handed. When
+// tasks are queued and no other worker is on its way, it hands the oldest
+// to one, so that the queue keeps a worker coming while this one runs.
+func (p *Pool) started() {
+	p.mu.Lock()
+	p.waking--
+	var h handoff
+	if p.waking == 0 && p.queue.n > 0 {
+		if h = p.handLocked(p.queue.buf[p.queue.head]); h.w != nil {
+			p.queue.pop()
+		}
+	}
+	p.mu.Unlock()
+	if h.w != nil {
+		h.start()
+	}
 }
 
 // run is a worker's loop: run the task, then the queue, then wait to be woken.
 func (w *worker) run(ctx context.Context, fn func()) {
 	p := w.p
+	p.started()
 	for {
 		p.call(ctx, fn, true)
 		p.mu.Lock()
@@ -292,7 +351,9 @@ func (w *worker) run(ctx context.Context, fn func()) {
 		<-w.wake
 		ctx, fn = w.ctx, w.fn
 		w.ctx, w.fn = nil, nil
-		if fn == nil {
+		if fn != nil {
+			p.started()
+		} else {
 			// Retired by the reaper or by Shutdown, which took w off the
 			// idle stack. A task submitted since then found no idle worker
 			// and, w still being counted, may have been queued: w runs it
@@ -368,6 +429,7 @@ func (p *Pool) workerGoexit() {
 	if p.queue.n > 0 {
 		t := p.queue.pop()
 		p.spawned++
+		p.waking++ // the replacement's run calls started
 		p.mu.Unlock()
 		w := &worker{p: p, wake: make(chan struct{}, 1)}
 		go w.run(t.ctx, t.fn)

@@ -536,3 +536,58 @@ func TestShutdownEndedCtxIdleWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchWakesFewWorkers checks that a batch submitted at once, the way an
+// event loop hands out one poll's requests, is run by a worker or two rather
+// than by a worker per task: while a worker handed a task has not started,
+// further tasks queue for it.
+func TestBatchWakesFewWorkers(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	const tasks = 64
+	p := newPool(t, gopool.Config{})
+	var wg sync.WaitGroup
+	wg.Add(tasks)
+	for range tasks {
+		p.Go(wg.Done)
+	}
+	wg.Wait()
+	// One worker is handed the first task; on starting it hands the queue's
+	// head to a second, so that a blocking task cannot hold the queue.
+	if got := p.Spawned(); got > 4 {
+		t.Errorf("a batch of %d tasks spawned %d workers, want at most 4", tasks, got)
+	}
+}
+
+// TestBlockedTaskDoesNotHoldQueue checks that tasks queued behind a worker
+// whose task blocks still run: each worker that starts while tasks wait
+// hands one to another worker.
+func TestBlockedTaskDoesNotHoldQueue(t *testing.T) {
+	for _, procs := range []int{1, 2} {
+		func() {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			p := newPool(t, gopool.Config{})
+			release := make(chan struct{})
+			defer close(release)
+			const tasks = 100
+			var wg sync.WaitGroup
+			wg.Add(tasks)
+			// Before every third task, one that blocks until the end of
+			// the test.
+			for i := range tasks {
+				if i%3 == 0 {
+					p.Go(func() { <-release })
+				}
+				p.Go(wg.Done)
+			}
+			done := make(chan struct{})
+			go func() { wg.Wait(); close(done) }()
+			timer := time.NewTimer(5 * time.Second)
+			defer timer.Stop()
+			select {
+			case <-done:
+			case <-timer.C:
+				t.Fatalf("GOMAXPROCS=%d: tasks queued behind blocked ones did not run within 5 s; %+v", procs, p.Stats())
+			}
+		}()
+	}
+}
