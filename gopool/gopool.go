@@ -46,24 +46,26 @@
 //
 // Pool.Go does not allocate in steady state. Its cost is one short mutex section
 // plus, when it wakes an idle worker, one channel send and one goroutine
-// switch; a worker that finds the queue non-empty takes the next task without
+// switch; tasks submitted while that worker is on its way are queued for it,
+// and a worker that finds the queue non-empty takes the next task without
 // parking. Figures from go test -bench . -benchmem -cpu 1,2 on a shared 2-core
-// linux/amd64 machine that other jobs were loading (so they vary by up to 2x
-// between runs); each submitter sends pre-built funcs in batches of 16 and
-// waits for each batch, all at 0 allocs/op:
+// linux/amd64 machine (they vary by up to 2x between runs); each submitter
+// sends pre-built funcs in batches of 16 and waits for each batch, all at 0
+// allocs/op:
 //
 //	                                 GOMAXPROCS=1   GOMAXPROCS=2
-//	Pool.Go, idle workers woken        230 ns/op      230-250 ns/op
-//	Pool.Go, 2 workers, queued          78 ns/op       71-73 ns/op
-//	go f()                             170 ns/op      180-390 ns/op
-//	channel pool (256 workers)         190-420 ns/op  230-290 ns/op
-//	Pool.Go, task using 32 KiB stack   1.1-1.9 us/op  2.5-3.1 us/op
-//	go f(), task using 32 KiB stack    9-18 us/op     6-47 us/op
+//	Pool.Go                          55-87 ns/op    47-72 ns/op
+//	Pool.Go, 2 workers               83-86 ns/op    52-71 ns/op
+//	go f()                           150-240 ns/op  125-170 ns/op
+//	channel pool (256 workers)       187-220 ns/op  235 ns/op
+//	Pool.Go, task using 32 KiB stack 0.8 us/op       0.8 us/op
+//	go f(), task using 32 KiB stack  6.6 us/op       3.8 us/op
 //
-// So for trivial tasks that each need a worker woken, the pool costs about as
-// much as a fresh goroutine (a park and a ready versus a create and an exit);
-// it wins when tasks queue, and by several times when tasks grow their stacks,
-// as request handlers do, because a worker keeps its grown stack.
+// A lone task that needs a worker woken (batches of 1: 320 ns/op) costs about
+// as much as a fresh goroutine (a park and a ready versus a create and an
+// exit); the pool wins by 2-4 times on bursts, and by several times when
+// tasks grow their stacks, as request handlers do, because a worker keeps its
+// grown stack.
 package gopool
 
 import (
