@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,6 +23,7 @@ import (
 	"github.com/petrel-rpc/petrel/client"
 	"github.com/petrel-rpc/petrel/examples/hello/gen/hello"
 	"github.com/petrel-rpc/petrel/examples/hello/handler"
+	"github.com/petrel-rpc/petrel/examples/internal/latency"
 	"github.com/petrel-rpc/petrel/server"
 )
 
@@ -50,7 +50,7 @@ func run(callers int, duration time.Duration, pool string, size int) error {
 	if callers < 1 || duration <= 0 || size < 0 {
 		return errors.New("need -callers >= 1, -duration > 0 and -size >= 0")
 	}
-	// Each caller keeps 256 KiB of latencies and a message in flight.
+	// Each caller keeps a latency histogram (15 KiB) and a message in flight.
 	if callers > maxCallers || size > maxSize {
 		return fmt.Errorf("-callers %d -size %d: want -callers <= %d and -size <= %d", callers, size, maxCallers, maxSize)
 	}
@@ -160,13 +160,14 @@ type benchResult struct {
 }
 
 // bench runs callers goroutines that each call Echo in a loop until
-// duration has passed, and checks every reply.
+// duration has passed, and checks every reply. Latencies go into a
+// histogram per caller, so memory does not grow with the duration.
 func bench(c hello.HelloClient, callers int, duration time.Duration, size int) benchResult {
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
-		all      []time.Duration // guarded by mu
-		firstErr error           // guarded by mu
+		all      latency.Histogram // guarded by mu
+		firstErr error             // guarded by mu
 		errs     atomic.Int64
 		stop     atomic.Bool
 	)
@@ -178,7 +179,7 @@ func bench(c hello.HelloClient, callers int, duration time.Duration, size int) b
 			defer wg.Done()
 			ctx := context.Background()
 			req := &hello.EchoRequest{Action: "bench", Msg: msg}
-			lat := make([]time.Duration, 0, 1<<15)
+			lat := new(latency.Histogram)
 			for !stop.Load() {
 				t := time.Now()
 				resp, err := c.Echo(ctx, req)
@@ -193,10 +194,10 @@ func bench(c hello.HelloClient, callers int, duration time.Duration, size int) b
 					}
 					continue
 				}
-				lat = append(lat, time.Since(t))
+				lat.Record(time.Since(t))
 			}
 			mu.Lock()
-			all = append(all, lat...)
+			all.Merge(lat)
 			mu.Unlock()
 		}()
 	}
@@ -204,12 +205,13 @@ func bench(c hello.HelloClient, callers int, duration time.Duration, size int) b
 	stop.Store(true)
 	wg.Wait()
 	elapsed := time.Since(begin)
-	r := benchResult{calls: int64(len(all)), errors: errs.Load(), firstErr: firstErr, elapsed: elapsed}
-	if len(all) > 0 {
-		slices.Sort(all)
-		r.p50 = all[len(all)/2].Round(time.Microsecond)
-		r.p99 = all[len(all)*99/100].Round(time.Microsecond)
-		r.max = all[len(all)-1].Round(time.Microsecond)
+	return benchResult{
+		calls:    int64(all.Count()),
+		errors:   errs.Load(),
+		firstErr: firstErr,
+		elapsed:  elapsed,
+		p50:      all.Percentile(50).Round(time.Microsecond),
+		p99:      all.Percentile(99).Round(time.Microsecond),
+		max:      all.Max().Round(time.Microsecond),
 	}
-	return r
 }
