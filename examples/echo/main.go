@@ -12,11 +12,11 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/petrel-rpc/petrel/examples/internal/latency"
 	"github.com/petrel-rpc/petrel/netpoll"
 )
 
@@ -118,12 +118,13 @@ const writeAsideAbove = 128 << 10
 
 // load runs a closed loop on each connection: write a message, wait for it to
 // come back. A connection stops at its first error; first is the earliest of
-// them.
+// them. Latencies go into a histogram per connection, so memory does not
+// grow with the duration.
 func load(addr string, conns, size int, d time.Duration) (qps float64, p50, p99 time.Duration, errs int64, first error) {
 	var (
 		wg      sync.WaitGroup
 		mu      sync.Mutex
-		all     []time.Duration
+		all     latency.Histogram // guarded by mu
 		failed  atomic.Int64
 		stop    atomic.Bool
 		started = time.Now()
@@ -145,7 +146,8 @@ func load(addr string, conns, size int, d time.Duration) (qps float64, p50, p99 
 			defer c.Close()
 			c.SetReadTimeout(2 * time.Second)
 			c.SetWriteTimeout(2 * time.Second)
-			lat := make([]time.Duration, 0, 1<<16)
+			lat := new(latency.Histogram)
+			sent := 0 // messages sent and echoed
 			r, w := c.Reader(), c.Writer()
 			// A message the buffers on the way may not hold is read back
 			// while it is still going out: the server echoes what has
@@ -162,11 +164,11 @@ func load(addr string, conns, size int, d time.Duration) (qps float64, p50, p99 
 					fail(fmt.Errorf("%s: Malloc(%d): %w", c.LocalAddr(), size, err))
 					return
 				}
-				p[0] = byte(len(lat))
+				p[0] = byte(sent)
 				if flushed != nil {
 					go func() { flushed <- w.Flush() }()
 				} else if err := w.Flush(); err != nil {
-					fail(fmt.Errorf("%s: write of message %d: %w", c.LocalAddr(), len(lat), err))
+					fail(fmt.Errorf("%s: write of message %d: %w", c.LocalAddr(), sent, err))
 					return
 				}
 				got, err := r.Next(size)
@@ -177,18 +179,19 @@ func load(addr string, conns, size int, d time.Duration) (qps float64, p50, p99 
 					}
 				}
 				if err != nil {
-					fail(fmt.Errorf("%s: message %d: %w", c.LocalAddr(), len(lat), err))
+					fail(fmt.Errorf("%s: message %d: %w", c.LocalAddr(), sent, err))
 					return
 				}
-				if got[0] != byte(len(lat)) {
-					fail(fmt.Errorf("%s: message %d came back as another (first byte %d, want %d)", c.LocalAddr(), len(lat), got[0], byte(len(lat))))
+				if got[0] != byte(sent) {
+					fail(fmt.Errorf("%s: message %d came back as another (first byte %d, want %d)", c.LocalAddr(), sent, got[0], byte(sent)))
 					return
 				}
 				r.Release()
-				lat = append(lat, time.Since(t))
+				lat.Record(time.Since(t))
+				sent++
 			}
 			mu.Lock()
-			all = append(all, lat...)
+			all.Merge(lat)
 			mu.Unlock()
 		}()
 	}
@@ -196,12 +199,11 @@ func load(addr string, conns, size int, d time.Duration) (qps float64, p50, p99 
 	stop.Store(true)
 	wg.Wait()
 	elapsed := time.Since(started)
-	if len(all) == 0 {
+	if all.Count() == 0 {
 		if first == nil {
 			first = fmt.Errorf("no message came back within %v", d)
 		}
 		return 0, 0, 0, failed.Load() + 1, first
 	}
-	slices.Sort(all)
-	return float64(len(all)) / elapsed.Seconds(), all[len(all)/2], all[len(all)*99/100], failed.Load(), first
+	return float64(all.Count()) / elapsed.Seconds(), all.Percentile(50), all.Percentile(99), failed.Load(), first
 }
