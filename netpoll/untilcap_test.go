@@ -55,8 +55,11 @@ func TestUntilBoundedByInputCap(t *testing.T) {
 	if !errors.Is(err, buf.ErrDelimNotFound) || !strings.Contains(err.Error(), "input cap") {
 		t.Fatalf("Until: %v; want buf.ErrDelimNotFound naming the input cap", err)
 	}
-	if l := left.Load(); l < inputCap || l > 2*inputCap {
-		t.Fatalf("%d bytes buffered when Until gave up; want the cap (%d) to about twice it, unread", l, inputCap)
+	// The poller stops reading at the cap, but each read may pass it by up
+	// to a read's size, and Until's wait lets one more read in: a loaded
+	// machine has shown 2.4 times the cap.
+	if l := left.Load(); l < inputCap || l > 4*inputCap {
+		t.Fatalf("%d bytes buffered when Until gave up; want the cap (%d) to at most 4 times it, unread", l, inputCap)
 	}
 }
 
