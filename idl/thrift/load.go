@@ -19,7 +19,9 @@ type ParseOptions struct {
 	// IncludeDirs are searched, in order, for an include that is not found
 	// relative to the including file (the -I flag of the compiler).
 	IncludeDirs []string
-	// ReadFile reads an IDL file. Nil means os.ReadFile. A not-found error
+	// ReadFile reads an IDL file. Nil means os.ReadFile, and then an
+	// include naming a device, named pipe or socket is refused without
+	// being read (/dev/zero never ends; a pipe blocks). A not-found error
 	// must satisfy errors.Is(err, fs.ErrNotExist) for the search to go on to
 	// the next directory.
 	ReadFile func(path string) ([]byte, error)
@@ -52,6 +54,7 @@ func Parse(name string, src []byte, opts ParseOptions) (*File, error) {
 
 type loader struct {
 	opts  ParseOptions
+	osFS  bool             // ReadFile is os.ReadFile: includes are checked with os.Stat first
 	files map[string]*File // by cleaned path
 	order []*File          // every file, the main file first
 	stack []*File          // files whose includes are being loaded
@@ -59,13 +62,14 @@ type loader struct {
 }
 
 func newLoader(opts ParseOptions) *loader {
-	if opts.ReadFile == nil {
+	osFS := opts.ReadFile == nil
+	if osFS {
 		opts.ReadFile = os.ReadFile
 	}
 	if opts.MaxDepth <= 0 {
 		opts.MaxDepth = DefaultMaxDepth
 	}
-	return &loader{opts: opts, files: map[string]*File{}}
+	return &loader{opts: opts, osFS: osFS, files: map[string]*File{}}
 }
 
 func (ld *loader) read(path string) ([]byte, error) { return ld.opts.ReadFile(path) }
@@ -156,6 +160,11 @@ func (ld *loader) find(from, inc string) (string, []byte, error) {
 		if _, ok := ld.files[c]; ok {
 			return c, nil, nil
 		}
+		if ld.osFS {
+			if kind := specialFile(c); kind != "" {
+				return "", nil, &includeError{msg: "cannot read include " + strconv.Quote(inc) + ": " + c + " is a " + kind + ", not a regular file"}
+			}
+		}
 		data, err := ld.read(c)
 		if err == nil {
 			return c, data, nil
@@ -166,4 +175,26 @@ func (ld *loader) find(from, inc string) (string, []byte, error) {
 	}
 	return "", nil, &includeError{msg: "include file " + strconv.Quote(inc) + " not found (looked in " +
 		strings.Join(candidates, ", ") + ")", cause: fs.ErrNotExist}
+}
+
+// specialFile says what p is if it is a device, named pipe, socket or other
+// irregular file, which an include must not name; it returns "" for a
+// regular file, a directory (reading it fails with a clear error) and a
+// path that cannot be examined (reading it says why).
+func specialFile(p string) string {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return ""
+	}
+	switch m := fi.Mode(); {
+	case m.IsRegular() || m.IsDir():
+		return ""
+	case m&fs.ModeDevice != 0:
+		return "device"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	}
+	return "special file"
 }
