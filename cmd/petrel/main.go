@@ -130,6 +130,11 @@ Flags:
 	if fi, err := os.Stat(*out); err == nil && !fi.IsDir() {
 		fmt.Fprintf(stderr, "petrel gen: -out %s is a file, not a directory\n", *out)
 		return 2
+	} else if err != nil {
+		if file := fileAbove(*out); file != "" {
+			fmt.Fprintf(stderr, "petrel gen: -out %s: %s is a file, not a directory\n", *out, file)
+			return 2
+		}
 	}
 	f, err := thrift.ParseFile(fs.Arg(0), thrift.ParseOptions{IncludeDirs: includes})
 	if err != nil {
@@ -184,6 +189,22 @@ Flags:
 		}
 	}
 	return 0
+}
+
+// fileAbove returns the nearest existing parent of dir if that is not a
+// directory (-out file/gen, which could never be made), and "" otherwise.
+func fileAbove(dir string) string {
+	for p := filepath.Dir(filepath.Clean(dir)); ; p = filepath.Dir(p) {
+		if fi, err := os.Stat(p); err == nil {
+			if fi.IsDir() {
+				return ""
+			}
+			return p
+		}
+		if parent := filepath.Dir(p); parent == p {
+			return ""
+		}
+	}
 }
 
 // generatedLine matches the line that marks a Go file as generated, which

@@ -214,3 +214,29 @@ func TestGenOutIsAFile(t *testing.T) {
 		t.Errorf("%s was changed: %q", file, got)
 	}
 }
+
+// TestGenOutUnderAFile checks that an -out below a file (-out file/gen) is
+// reported naming the flag and the file in the way, before anything is
+// parsed or written.
+func TestGenOutUnderAFile(t *testing.T) {
+	dir := t.TempDir()
+	idl := filepath.Join(dir, "a.thrift")
+	if err := os.WriteFile(idl, []byte("struct A { 1: i32 x }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(file, "gen", "go")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"gen", "-out", out, "-module", "m", idl}, &stdout, &stderr); code != 2 {
+		t.Fatalf("exit %d, want 2; stderr:\n%s", code, stderr.String())
+	}
+	if want := "petrel gen: -out " + out + ": " + file + " is a file, not a directory\n"; stderr.String() != want {
+		t.Errorf("stderr = %q, want %q", stderr.String(), want)
+	}
+	if got, _ := os.ReadFile(file); string(got) != "mine" {
+		t.Errorf("%s was changed: %q", file, got)
+	}
+}
