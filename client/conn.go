@@ -14,8 +14,16 @@ type pconn struct {
 	conn netpoll.Connection
 	addr string
 
-	// idleSince is when the connection was given back; guarded by the long
-	// pool's mutex.
+	// taken is when the long pool handed the connection out (zero from the
+	// short pool): the clock read that checked it for idleness serves for the
+	// call's deadline check (arm) and, when it comes back, as the start of
+	// its idleness. That counts a call's time as idle, so a connection is
+	// kept idle for at most MaxIdleTimeout, a little less after a long call,
+	// never more, and costs no clock read.
+	taken time.Time
+
+	// idleSince is when the connection was last taken, once it is back in
+	// the long pool; guarded by the pool's mutex.
 	idleSince time.Time
 }
 
@@ -33,8 +41,14 @@ func newPconn(conn netpoll.Connection, addr string) *pconn {
 // waiting netpoll reader) would cost three more allocations per call. The
 // multiplexed pool does watch it.
 func (pc *pconn) arm(deadline time.Time) bool {
-	if !deadline.IsZero() && !time.Now().Before(deadline) {
-		return false
+	if !deadline.IsZero() {
+		now := pc.taken
+		if now.IsZero() {
+			now = time.Now()
+		}
+		if !now.Before(deadline) {
+			return false
+		}
 	}
 	pc.conn.SetReadDeadline(deadline)
 	pc.conn.SetWriteDeadline(deadline)

@@ -93,7 +93,9 @@ type LongPoolConfig struct {
 	// MaxIdleTimeout closes connections that stayed idle this long. Default
 	// DefaultMaxIdleTimeout (30s); the pool checks once per MaxIdleTimeout,
 	// but not more often than every 100ms, and never hands out a
-	// connection idle for longer.
+	// connection idle for longer. A connection's idle time counts from the
+	// start of its last call, so one that served a long call is closed that
+	// much sooner.
 	MaxIdleTimeout time.Duration
 }
 

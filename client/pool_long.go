@@ -198,6 +198,7 @@ func (p *longPool) get(ctx context.Context, addr string, deadline time.Time) (*p
 		p.nidle--
 		if pc.conn.IsActive() && now.Sub(pc.idleSince) < p.cfg.MaxIdleTimeout {
 			found = pc
+			found.taken = now
 			break
 		}
 		stale = append(stale, pc)
@@ -220,6 +221,7 @@ func (p *longPool) get(ctx context.Context, addr string, deadline time.Time) (*p
 		p.forgetClosed(pc)
 		return nil
 	})
+	pc.taken = time.Now()
 	return pc, nil
 }
 
@@ -249,7 +251,7 @@ func (p *longPool) put(pc *pconn, reusable bool) {
 		p.discard(pc)
 		return
 	}
-	pc.idleSince = time.Now()
+	pc.idleSince = pc.taken
 	p.mu.Lock()
 	list := p.idle[pc.addr]
 	_, kept := p.live[pc.addr]
