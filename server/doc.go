@@ -79,8 +79,10 @@
 //
 // [Server.Stop] drains: requests already read are served and answered,
 // TTHeader replies carry the "crrst" key that tells pooling clients to drop
-// the connection, requests read after Stop are rejected as shutting down, and
-// connections are closed once nothing is in flight and they are quiet.
+// the connection, requests read after Stop are rejected as shutting down
+// (oneway requests, which have no reply to carry a rejection, are still
+// served), and connections are closed once nothing is in flight and they
+// are quiet.
 // With [WithRegistry] the server registers its services once it serves and
 // Stop deregisters them before it drains ([WithDeregisterGrace] keeps it
 // serving normally a little longer, while clients move away).
