@@ -281,8 +281,10 @@ type handoff struct {
 }
 
 // handLocked gives t to an idle worker, or to a new one if fewer than
-// MaxWorkers live and the pool is open. p.mu must be held; the caller
-// starts the returned handoff after releasing it.
+// MaxWorkers live. p.mu must be held; the caller starts the returned
+// handoff after releasing it. It also serves tasks queued before Shutdown
+// (see started): those were accepted, and may need a worker of their own
+// while the pool closes, as they would have had had they not been queued.
 func (p *Pool) handLocked(t task) handoff {
 	if n := len(p.idle); n > 0 {
 		w := p.idle[n-1]
@@ -292,13 +294,15 @@ func (p *Pool) handLocked(t task) handoff {
 		p.waking++
 		return handoff{w: w}
 	}
-	if p.closed || p.workers >= p.cfg.MaxWorkers {
+	if p.workers >= p.cfg.MaxWorkers {
 		return handoff{}
 	}
 	p.workers++
 	p.spawned++
 	p.waking++
-	p.armReaperLocked()
+	if !p.closed {
+		p.armReaperLocked()
+	}
 	return handoff{w: &worker{p: p, wake: make(chan struct{}, 1)}, t: t, spawn: true}
 }
 
