@@ -1,9 +1,6 @@
 package thrift
 
-import (
-	"encoding/binary"
-	"math"
-)
+import "encoding/binary"
 
 // Generated readers that keep unknown fields keep them in both protocols,
 // so that a struct read in one protocol and written in the other (a proxy
@@ -60,49 +57,10 @@ func binaryToCompact(dst, b []byte, t TType, depth int) ([]byte, int, error) {
 	if depth <= 0 && (t == STRUCT || t == LIST || t == SET || t == MAP) {
 		return dst, 0, errDepth()
 	}
+	if out, n, ok, err := convertScalar(Binary, Compact, dst, b, t); ok {
+		return out, n, err
+	}
 	switch t {
-	case BOOL:
-		v, n, err := Binary.ReadBool(b)
-		if err != nil {
-			return dst, 0, err
-		}
-		return append(dst, s[:Compact.WriteBool(s[:], v)]...), n, nil
-	case BYTE:
-		v, n, err := Binary.ReadI8(b)
-		if err != nil {
-			return dst, 0, err
-		}
-		return append(dst, byte(v)), n, nil
-	case I16:
-		v, n, err := Binary.ReadI16(b)
-		if err != nil {
-			return dst, 0, err
-		}
-		return append(dst, s[:Compact.WriteI16(s[:], v)]...), n, nil
-	case I32:
-		v, n, err := Binary.ReadI32(b)
-		if err != nil {
-			return dst, 0, err
-		}
-		return append(dst, s[:Compact.WriteI32(s[:], v)]...), n, nil
-	case I64:
-		v, n, err := Binary.ReadI64(b)
-		if err != nil {
-			return dst, 0, err
-		}
-		return append(dst, s[:Compact.WriteI64(s[:], v)]...), n, nil
-	case DOUBLE:
-		v, n, err := Binary.ReadDouble(b)
-		if err != nil {
-			return dst, 0, err
-		}
-		return append(dst, s[:Compact.WriteDouble(s[:], v)]...), n, nil
-	case UUID:
-		v, n, err := Binary.ReadUUID(b)
-		if err != nil {
-			return dst, 0, err
-		}
-		return append(dst, v[:]...), n, nil
 	case STRING:
 		l, err := binaryLen(b, "string")
 		if err != nil {
@@ -147,35 +105,16 @@ func binaryToCompact(dst, b []byte, t TType, depth int) ([]byte, int, error) {
 			return dst, 0, err
 		}
 		dst = append(dst, s[:Compact.WriteListBegin(s[:], elem, size)]...)
-		return binaryElemsToCompact(dst, b, pos, size, elem, 0, depth-1)
+		return convertElems(dst, b, pos, size, elem, 0, depth-1, binaryToCompact)
 	case MAP:
 		k, v, size, pos, err := Binary.ReadMapBegin(b)
 		if err != nil {
 			return dst, 0, err
 		}
 		dst = append(dst, s[:Compact.WriteMapBegin(s[:], k, v, size)]...)
-		return binaryElemsToCompact(dst, b, pos, size, k, v, depth-1)
+		return convertElems(dst, b, pos, size, k, v, depth-1, binaryToCompact)
 	}
 	return dst, 0, newError(InvalidData, "cannot convert unknown type %s", t)
-}
-
-// binaryElemsToCompact converts the size elements of a container at b[pos:]
-// (pairs of types k and v when v is not 0).
-func binaryElemsToCompact(dst, b []byte, pos, size int, k, v TType, depth int) ([]byte, int, error) {
-	for i := 0; i < size; i++ {
-		for _, t := range [2]TType{k, v} {
-			if t == 0 {
-				continue
-			}
-			var n int
-			var err error
-			if dst, n, err = binaryToCompact(dst, b[pos:], t, depth); err != nil {
-				return dst, pos, err
-			}
-			pos += n
-		}
-	}
-	return dst, pos, nil
 }
 
 // compactToBinary appends the binary encoding of the compact value of type
@@ -185,49 +124,10 @@ func compactToBinary(dst, b []byte, t TType, depth int) ([]byte, int, error) {
 	if depth <= 0 && (t == STRUCT || t == LIST || t == SET || t == MAP) {
 		return dst, 0, errDepth()
 	}
+	if out, n, ok, err := convertScalar(Compact, Binary, dst, b, t); ok {
+		return out, n, err
+	}
 	switch t {
-	case BOOL:
-		v, n, err := Compact.ReadBool(b)
-		if err != nil {
-			return dst, 0, err
-		}
-		return append(dst, s[:Binary.WriteBool(s[:], v)]...), n, nil
-	case BYTE:
-		v, n, err := Compact.ReadI8(b)
-		if err != nil {
-			return dst, 0, err
-		}
-		return append(dst, byte(v)), n, nil
-	case I16:
-		v, n, err := Compact.ReadI16(b)
-		if err != nil {
-			return dst, 0, err
-		}
-		return append(dst, s[:Binary.WriteI16(s[:], v)]...), n, nil
-	case I32:
-		v, n, err := Compact.ReadI32(b)
-		if err != nil {
-			return dst, 0, err
-		}
-		return append(dst, s[:Binary.WriteI32(s[:], v)]...), n, nil
-	case I64:
-		v, n, err := Compact.ReadI64(b)
-		if err != nil {
-			return dst, 0, err
-		}
-		return append(dst, s[:Binary.WriteI64(s[:], v)]...), n, nil
-	case DOUBLE:
-		v, n, err := Compact.ReadDouble(b)
-		if err != nil {
-			return dst, 0, err
-		}
-		return binary.BigEndian.AppendUint64(dst, math.Float64bits(v)), n, nil
-	case UUID:
-		v, n, err := Compact.ReadUUID(b)
-		if err != nil {
-			return dst, 0, err
-		}
-		return append(dst, v[:]...), n, nil
 	case STRING:
 		l, m, err := compactLen(b, "string", "string length")
 		if err != nil {
@@ -264,21 +164,22 @@ func compactToBinary(dst, b []byte, t TType, depth int) ([]byte, int, error) {
 			return dst, 0, err
 		}
 		dst = append(dst, s[:Binary.WriteListBegin(s[:], elem, size)]...)
-		return compactElemsToBinary(dst, b, pos, size, elem, 0, depth-1)
+		return convertElems(dst, b, pos, size, elem, 0, depth-1, compactToBinary)
 	case MAP:
 		k, v, size, pos, err := Compact.ReadMapBegin(b)
 		if err != nil {
 			return dst, 0, err
 		}
 		dst = append(dst, s[:Binary.WriteMapBegin(s[:], k, v, size)]...)
-		return compactElemsToBinary(dst, b, pos, size, k, v, depth-1)
+		return convertElems(dst, b, pos, size, k, v, depth-1, compactToBinary)
 	}
 	return dst, 0, newError(InvalidData, "cannot convert unknown type %s", t)
 }
 
-// compactElemsToBinary converts the size elements of a container at
-// b[pos:] (pairs of types k and v when v is not 0).
-func compactElemsToBinary(dst, b []byte, pos, size int, k, v TType, depth int) ([]byte, int, error) {
+// convertElems converts the size elements of a container at b[pos:] (pairs
+// of types k and v when v is not 0) with conv.
+func convertElems(dst, b []byte, pos, size int, k, v TType, depth int,
+	conv func(dst, b []byte, t TType, depth int) ([]byte, int, error)) ([]byte, int, error) {
 	for i := 0; i < size; i++ {
 		for _, t := range [2]TType{k, v} {
 			if t == 0 {
@@ -286,11 +187,80 @@ func compactElemsToBinary(dst, b []byte, pos, size int, k, v TType, depth int) (
 			}
 			var n int
 			var err error
-			if dst, n, err = compactToBinary(dst, b[pos:], t, depth); err != nil {
+			if dst, n, err = conv(dst, b[pos:], t, depth); err != nil {
 				return dst, pos, err
 			}
 			pos += n
 		}
 	}
 	return dst, pos, nil
+}
+
+// scalarCodec is what both protocols have for the types of a fixed kind.
+type scalarCodec interface {
+	ReadBool(b []byte) (bool, int, error)
+	WriteBool(b []byte, v bool) int
+	ReadI8(b []byte) (int8, int, error)
+	WriteI8(b []byte, v int8) int
+	ReadI16(b []byte) (int16, int, error)
+	WriteI16(b []byte, v int16) int
+	ReadI32(b []byte) (int32, int, error)
+	WriteI32(b []byte, v int32) int
+	ReadI64(b []byte) (int64, int, error)
+	WriteI64(b []byte, v int64) int
+	ReadDouble(b []byte) (float64, int, error)
+	WriteDouble(b []byte, v float64) int
+	ReadUUID(b []byte) (Tuuid, int, error)
+	WriteUUID(b []byte, v Tuuid) int
+}
+
+// convertScalar appends the w encoding of the r-encoded value of type t at
+// the start of b, and returns the bytes of b it took; ok is false, and
+// nothing done, when t is not a bool, number or uuid.
+func convertScalar[R, W scalarCodec](r R, w W, dst, b []byte, t TType) (out []byte, n int, ok bool, err error) {
+	var s [16]byte
+	m := 0
+	switch t {
+	case BOOL:
+		var v bool
+		if v, n, err = r.ReadBool(b); err == nil {
+			m = w.WriteBool(s[:], v)
+		}
+	case BYTE:
+		var v int8
+		if v, n, err = r.ReadI8(b); err == nil {
+			m = w.WriteI8(s[:], v)
+		}
+	case I16:
+		var v int16
+		if v, n, err = r.ReadI16(b); err == nil {
+			m = w.WriteI16(s[:], v)
+		}
+	case I32:
+		var v int32
+		if v, n, err = r.ReadI32(b); err == nil {
+			m = w.WriteI32(s[:], v)
+		}
+	case I64:
+		var v int64
+		if v, n, err = r.ReadI64(b); err == nil {
+			m = w.WriteI64(s[:], v)
+		}
+	case DOUBLE:
+		var v float64
+		if v, n, err = r.ReadDouble(b); err == nil {
+			m = w.WriteDouble(s[:], v)
+		}
+	case UUID:
+		var v Tuuid
+		if v, n, err = r.ReadUUID(b); err == nil {
+			m = w.WriteUUID(s[:], v)
+		}
+	default:
+		return dst, 0, false, nil
+	}
+	if err != nil {
+		return dst, 0, true, err
+	}
+	return append(dst, s[:m]...), n, true, nil
 }
