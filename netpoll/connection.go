@@ -47,14 +47,14 @@ type connection struct {
 	dialing    atomic.Bool           // connect in progress: events only wake the dialer
 	wwaiting   atomic.Bool           // a Flush waits for room (waitWritable)
 
-	rtimer       *time.Timer  // the reader's deadline timer, reused; reader goroutine only
-	rfired       *readAlarm   // what rtimer sets when it fires; made with rtimer
-	rarmed       int64        // the deadline rtimer is armed for, 0 if none; reader goroutine only
-	wtimer       *time.Timer  // the flusher's deadline timer, reused; guarded by writeMu
-	readTimeout  atomic.Int64 // time.Duration
-	writeTimeout atomic.Int64 // time.Duration
-	readDeadline atomic.Int64 // UnixNano; 0 none
-	writeDL      atomic.Int64 // UnixNano; 0 none
+	rtimer       atomic.Pointer[time.Timer] // the reader's deadline timer, reused; armed by the reader goroutine only, stopped by closed
+	rfired       *readAlarm                 // what rtimer sets when it fires; made with rtimer
+	rarmed       int64                      // the deadline rtimer is armed for, 0 if none; reader goroutine only
+	wtimer       *time.Timer                // the flusher's deadline timer, reused; guarded by writeMu
+	readTimeout  atomic.Int64               // time.Duration
+	writeTimeout atomic.Int64               // time.Duration
+	readDeadline atomic.Int64               // UnixNano; 0 none
+	writeDL      atomic.Int64               // UnixNano; 0 none
 	inputCap     int
 
 	writeMu sync.Mutex
@@ -467,6 +467,10 @@ func (c *connection) waitReadSlow(n int) error {
 	for c.in.Len() < n {
 		switch c.state.Load() {
 		case stateClosed:
+			// closed stops the timer, but it may have been armed since.
+			if t := c.rtimer.Load(); t != nil {
+				t.Stop()
+			}
 			return c.errClosed()
 		case statePeerClosed:
 			if c.in.Len() < n {
@@ -482,11 +486,11 @@ func (c *connection) waitReadSlow(n int) error {
 			if now >= dl {
 				return errReadTimeout
 			}
-			if c.rtimer == nil {
+			if t := c.rtimer.Load(); t == nil {
 				c.rfired = &readAlarm{ch: c.readCh}
-				c.rtimer = time.AfterFunc(time.Duration(dl-now), c.rfired.ring)
+				c.rtimer.Store(time.AfterFunc(time.Duration(dl-now), c.rfired.ring))
 			} else {
-				c.rtimer.Reset(time.Duration(dl - now))
+				t.Reset(time.Duration(dl - now))
 			}
 			c.rarmed = dl
 		}
@@ -853,6 +857,12 @@ func (c *connection) closed() {
 	c.waitN.Store(-1)
 	c.wakeReader()
 	c.wakeWriter()
+	// An armed timer stays in the runtime's heap until it fires, which for a
+	// distant deadline may be never. A reader that arms it after this sees
+	// the close before it waits again and stops it itself.
+	if t := c.rtimer.Load(); t != nil {
+		t.Stop()
+	}
 	c.op.detach()
 	c.op.release() // the open reference: the fd closes when the last user is done
 	if c.loop != nil {
