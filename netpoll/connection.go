@@ -467,10 +467,6 @@ func (c *connection) waitReadSlow(n int) error {
 	for c.in.Len() < n {
 		switch c.state.Load() {
 		case stateClosed:
-			// closed stops the timer, but it may have been armed since.
-			if t := c.rtimer.Load(); t != nil {
-				t.Stop()
-			}
 			return c.errClosed()
 		case statePeerClosed:
 			if c.in.Len() < n {
@@ -493,6 +489,11 @@ func (c *connection) waitReadSlow(n int) error {
 				t.Reset(time.Duration(dl - now))
 			}
 			c.rarmed = dl
+			if c.state.Load() == stateClosed {
+				// Armed after closed stopped it: stop it here, whether or
+				// not this read ends with the close or with its input.
+				c.rtimer.Load().Stop()
+			}
 		}
 		// One channel for input and the deadline: a receive costs less
 		// than a select over two.
@@ -859,7 +860,7 @@ func (c *connection) closed() {
 	c.wakeWriter()
 	// An armed timer stays in the runtime's heap until it fires, which for a
 	// distant deadline may be never. A reader that arms it after this sees
-	// the close before it waits again and stops it itself.
+	// the close when it has and stops it itself.
 	if t := c.rtimer.Load(); t != nil {
 		t.Stop()
 	}
