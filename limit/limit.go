@@ -14,6 +14,7 @@ package limit
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -157,7 +158,14 @@ type TokenBucket struct {
 	burst  float64    // read-only
 	tokens float64    // guarded by mu
 	last   int64      // guarded by mu: unix nanoseconds of the last refill
+	// back is guarded by mu: the latest time seen on a clock set back
+	// (more than clockStepBack before last, and no time near last seen
+	// since), or noBack.
+	back int64
 }
+
+// noBack is TokenBucket.back when no time behind last is being followed.
+const noBack = math.MinInt64
 
 // NewTokenBucket returns a full bucket of burst tokens (burst <= 0: rate)
 // refilled at rate tokens per second, starting at now (unix nanoseconds).
@@ -166,28 +174,37 @@ func NewTokenBucket(rate, burst int, now int64) *TokenBucket {
 	if burst <= 0 {
 		burst = rate
 	}
-	return &TokenBucket{rate: float64(rate), rateN: rate, burst: float64(burst), tokens: float64(burst), last: now}
+	return &TokenBucket{rate: float64(rate), rateN: rate, burst: float64(burst), tokens: float64(burst), last: now, back: noBack}
 }
 
 // clockStepBack is how far before the last time seen a time must be for
-// Allow to take it as the clock set back (an NTP step, a resumed virtual
-// machine) and refill from it on. Closer times are callers' reads of the
-// clock arriving out of order: taking them as the new start would count
-// the time between again.
+// Allow to take it as the clock possibly set back (an NTP step, a resumed
+// virtual machine). Closer times are callers' reads of the clock arriving
+// out of order.
 const clockStepBack = int64(100e6) // 100 ms
 
 // Allow takes a token at time now (unix nanoseconds) and reports whether
-// there was one. A time earlier than the last one seen adds nothing; one
-// more than 100 ms earlier is taken as the wall clock set back, and the
-// bucket refills from it on (rather than from when the clock is back
-// where it was).
+// there was one. A time earlier than the last one seen adds nothing. One
+// more than 100 ms earlier is either the wall clock set back or a caller
+// that read the clock long before calling (descheduled under load): the
+// bucket follows it as a second clock, refilling by the times after it
+// (so a clock set back does not refuse every request until it is back
+// where it was), until a time near the last one seen again shows that the
+// clock was not set back. The time between the two clocks is never
+// counted: a late caller does not give the next one its lag again.
 func (b *TokenBucket) Allow(now int64) bool {
 	b.mu.Lock()
 	if d := now - b.last; d > 0 {
 		b.tokens = min(b.burst, b.tokens+float64(d)*b.rate/1e9)
 		b.last = now
-	} else if d < -clockStepBack {
-		b.last = now
+		b.back = noBack
+	} else if d >= -clockStepBack {
+		b.back = noBack // the clock was not set back
+	} else if b.back != noBack && now > b.back {
+		b.tokens = min(b.burst, b.tokens+float64(now-b.back)*b.rate/1e9)
+		b.back = now
+	} else if b.back == noBack || now < b.back-clockStepBack {
+		b.back = now
 	}
 	ok := b.tokens >= 1
 	if ok {
