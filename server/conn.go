@@ -740,9 +740,14 @@ func (cs *connState) write(h *transport.Header, name string, typ thrift.MessageT
 // writeMessage is transport.WriteMessage with a panic of the body's codec
 // (a hand-written codec's bug, a response changed by another goroutine
 // while it is written) turned into an error, so that write never leaves the
-// write lock held. It is called by write only, with the write lock held.
+// write lock held. The part of the reply written before the panic is
+// withdrawn from w when it can be (the error is then withdrawn), so that
+// the replies written before it, not yet sent, still go out and the call
+// can be answered in its place. It is called by write only, with the write
+// lock held.
 func (cs *connState) writeMessage(w buf.Writer, h *transport.Header, name string, typ thrift.MessageType, seq int32, body thrift.FastCodec) (err error) {
 	returned := false
+	mark := w.MallocLen()
 	defer func() {
 		r := recover()
 		if r == nil && !returned {
@@ -762,7 +767,7 @@ func (cs *connState) writeMessage(w buf.Writer, h *transport.Header, name string
 		}
 		if r != nil {
 			cs.s.stats.panics.Add(1)
-			err = &replyPanicError{error: rpcerr.New(rpcerr.Internal, fmt.Sprintf("server: panic writing the reply of %s: %v", name, r))}
+			err = &replyPanicError{error: rpcerr.New(rpcerr.Internal, fmt.Sprintf("server: panic writing the reply of %s: %v", name, r)), withdrawn: withdraw(w, mark)}
 		}
 	}()
 	err = transport.WriteMessage(w, cs.proto, h, name, typ, seq, body)
@@ -770,12 +775,25 @@ func (cs *connState) writeMessage(w buf.Writer, h *transport.Header, name string
 	return err
 }
 
-// replyPanicError is the error of a reply whose codec panicked, which may
-// have left part of the reply in the connection's Writer. unlocked: the
-// write lock is given back and the connection closed (see writeMessage).
+// replyPanicError is the error of a reply whose codec panicked, which
+// left part of the reply in the connection's Writer unless withdrawn.
+// unlocked: the write lock is given back and the connection closed (see
+// writeMessage).
 type replyPanicError struct {
 	error
-	unlocked bool
+	unlocked  bool
+	withdrawn bool
+}
+
+// withdraw drops what was written to w after its first mark bytes since
+// its last Flush, and reports whether it could.
+func withdraw(w buf.Writer, mark int) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return w.MallocLen() >= mark && w.MallocAck(mark) == nil
 }
 
 func (e *replyPanicError) Unwrap() error { return e.error }
@@ -789,14 +807,15 @@ func isUnlocked(err error) bool {
 
 // writeUnencodable is called under wmu when the reply of name (seq) could
 // not be encoded (err): a header value too large for TTHeader (a business
-// status message over 64 KiB), a body whose BLength is wrong. Such a reply
-// left nothing in w, so it is answered in its place with an INTERNAL_ERROR
-// exception saying why, and the connection goes on serving (on TTHeader,
-// the other calls in flight keep their replies). A reply whose codec
-// panicked may have left part of itself in w: err is returned, and write
-// closes the connection. So it does if the exception cannot be written.
+// status message over 64 KiB), a body whose BLength is wrong, a codec that
+// panicked. Such a reply left nothing in w, so it is answered in its place
+// with an INTERNAL_ERROR exception saying why, and the connection goes on
+// serving (on TTHeader, the other calls in flight keep their replies). A
+// reply whose codec panicked and whose part written could not be withdrawn
+// from w: err is returned, and write closes the connection. So it does if
+// the exception cannot be written.
 func (cs *connState) writeUnencodable(w buf.Writer, h *transport.Header, name string, seq int32, payload uint8, err error) error {
-	if _, ok := err.(*replyPanicError); ok {
+	if pe, ok := err.(*replyPanicError); ok && !pe.withdrawn {
 		return err
 	}
 	flags := h.Flags
