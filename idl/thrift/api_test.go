@@ -232,7 +232,6 @@ func TestMoreCheckErrors(t *testing.T) {
 		{"struct S { 1: i32 a }\nconst S V = {1: 2}", "m.thrift:2:14: value of const \"V\": a struct constant needs field names as keys, found int 1"},
 		{"enum E { FOO_BAR, FooBar }", "m.thrift:1:19: enum values \"FooBar\" and \"FOO_BAR\" (line 1) of enum E both map to Go name FooBar"},
 		{"exception E {}\nservice S { i32 f() throws (1: E success) }", "m.thrift:2:29: throws field \"success\" of S.f maps to Go name Success, which the generated result struct uses for the return value"},
-		{"struct S { 1: i64 fast_read_depth }", "m.thrift:1:12: field \"fast_read_depth\" of struct S maps to Go name FastReadDepth, which is a method of generated structs; rename it"},
 		{"struct S { 1: i32 foo 2: i32 is_set_foo }", "m.thrift:1:23: field \"is_set_foo\" of struct S maps to Go name IsSetFoo, which is the IsSet method generated for field \"foo\""},
 	}
 	for _, c := range cases {

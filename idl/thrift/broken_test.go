@@ -67,9 +67,6 @@ var brokenCases = map[string][]string{
 	"field_named_like_getter.thrift": {
 		`3:3: field "get_foo" of struct S maps to Go name GetFoo, which is the Get method generated for field "foo"`,
 	},
-	"field_named_like_method.thrift": {
-		`2:3: field "read" of struct S maps to Go name Read, which is a method of generated structs; rename it`,
-	},
 	"go_name_clash_definitions.thrift": {
 		`2:1: "UserInfo" and "user_info" (testdata/broken/go_name_clash_definitions.thrift:1:1) both map to Go name UserInfo`,
 	},

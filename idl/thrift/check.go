@@ -632,9 +632,6 @@ func (c *checker) checkFields(fields []*Field, context string) {
 		} else {
 			goNames[g] = fd
 		}
-		if IsReservedMethodName(g) {
-			c.errorf(fd.Pos, "field %q of %s maps to Go name %s, which is a method of generated structs; rename it", fd.Name, context, g)
-		}
 		if fd.Default != nil && c.typeOK(fd.Type) {
 			c.checkValue(fd.Default, fd.Type, fmt.Sprintf("default value of field %q", fd.Name), 0)
 		}

@@ -31,8 +31,8 @@ var reservedMethodNames = map[string]bool{
 // FastReadDepth, FastReadDepthCompact, FastReadWhole, FastReadWholeCompact,
 // FastWrite, FastWriteCompact, FastWriteNocopy, BLength, BLengthCompact,
 // Size, String, Validate, Equals, DeepCopy, Reset, Error, CountSetFields,
-// IsSet, GetError (result structs of service functions have it). The checks
-// reject fields whose Go name is one of these.
+// IsSet, GetError (result structs of service functions have it). A field
+// whose Go name is one of these gets "_" appended ([GoFieldName]).
 func IsReservedMethodName(name string) bool { return reservedMethodNames[name] }
 
 // GoName turns a Thrift identifier into an exported Go identifier in golint
@@ -88,9 +88,10 @@ func GoName(name string) string {
 
 // GoFieldName returns the Go name of a struct field or argument: [GoName],
 // with "_" appended when the result is a method the generator defines on
-// struct types (see [IsReservedMethodName]). The checks reject such fields,
-// so for a checked file GoFieldName equals GoName; the suffix keeps callers
-// that skip the checks from producing code that does not compile.
+// struct types (see [IsReservedMethodName]): a field named read is Read_,
+// and a throws field named error (as IDLs written for other generators
+// have) is Error_. The generator appends more "_" where that name meets
+// another field's.
 func GoFieldName(name string) string {
 	g := GoName(name)
 	if reservedMethodNames[g] {

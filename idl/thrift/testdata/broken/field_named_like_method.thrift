@@ -1,4 +1,0 @@
-struct S {
-  1: binary read
-  2: string name
-}
