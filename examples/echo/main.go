@@ -16,7 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/petrel-rpc/petrel/examples/internal/latency"
+	"github.com/petrel-rpc/petrel/internal/hist"
 	"github.com/petrel-rpc/petrel/netpoll"
 )
 
@@ -124,7 +124,7 @@ func load(addr string, conns, size int, d time.Duration) (qps float64, p50, p99 
 	var (
 		wg      sync.WaitGroup
 		mu      sync.Mutex
-		all     latency.Histogram // guarded by mu
+		all     hist.Histogram // guarded by mu
 		failed  atomic.Int64
 		stop    atomic.Bool
 		started = time.Now()
@@ -146,7 +146,7 @@ func load(addr string, conns, size int, d time.Duration) (qps float64, p50, p99 
 			defer c.Close()
 			c.SetReadTimeout(2 * time.Second)
 			c.SetWriteTimeout(2 * time.Second)
-			lat := new(latency.Histogram)
+			lat := new(hist.Histogram)
 			sent := 0 // messages sent and echoed
 			r, w := c.Reader(), c.Writer()
 			// A message the buffers on the way may not hold is read back
@@ -187,7 +187,7 @@ func load(addr string, conns, size int, d time.Duration) (qps float64, p50, p99 
 					return
 				}
 				r.Release()
-				lat.Record(time.Since(t))
+				lat.Record(int64(time.Since(t)))
 				sent++
 			}
 			mu.Lock()
@@ -199,11 +199,11 @@ func load(addr string, conns, size int, d time.Duration) (qps float64, p50, p99 
 	stop.Store(true)
 	wg.Wait()
 	elapsed := time.Since(started)
-	if all.Count() == 0 {
+	if all.Total() == 0 {
 		if first == nil {
 			first = fmt.Errorf("no message came back within %v", d)
 		}
 		return 0, 0, 0, failed.Load() + 1, first
 	}
-	return float64(all.Count()) / elapsed.Seconds(), all.Percentile(50), all.Percentile(99), failed.Load(), first
+	return float64(all.Total()) / elapsed.Seconds(), time.Duration(all.Quantile(0.50)), time.Duration(all.Quantile(0.99)), failed.Load(), first
 }

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/petrel-rpc/petrel/bench/internal/hist"
+	"github.com/petrel-rpc/petrel/internal/hist"
 )
 
 // Lines the client child prints on stdout for the parent.

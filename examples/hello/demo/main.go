@@ -23,7 +23,7 @@ import (
 	"github.com/petrel-rpc/petrel/client"
 	"github.com/petrel-rpc/petrel/examples/hello/gen/hello"
 	"github.com/petrel-rpc/petrel/examples/hello/handler"
-	"github.com/petrel-rpc/petrel/examples/internal/latency"
+	"github.com/petrel-rpc/petrel/internal/hist"
 	"github.com/petrel-rpc/petrel/server"
 )
 
@@ -166,8 +166,8 @@ func bench(c hello.HelloClient, callers int, duration time.Duration, size int) b
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
-		all      latency.Histogram // guarded by mu
-		firstErr error             // guarded by mu
+		all      hist.Histogram // guarded by mu
+		firstErr error          // guarded by mu
 		errs     atomic.Int64
 		stop     atomic.Bool
 	)
@@ -179,7 +179,7 @@ func bench(c hello.HelloClient, callers int, duration time.Duration, size int) b
 			defer wg.Done()
 			ctx := context.Background()
 			req := &hello.EchoRequest{Action: "bench", Msg: msg}
-			lat := new(latency.Histogram)
+			lat := new(hist.Histogram)
 			for !stop.Load() {
 				t := time.Now()
 				resp, err := c.Echo(ctx, req)
@@ -194,7 +194,7 @@ func bench(c hello.HelloClient, callers int, duration time.Duration, size int) b
 					}
 					continue
 				}
-				lat.Record(time.Since(t))
+				lat.Record(int64(time.Since(t)))
 			}
 			mu.Lock()
 			all.Merge(lat)
@@ -206,12 +206,12 @@ func bench(c hello.HelloClient, callers int, duration time.Duration, size int) b
 	wg.Wait()
 	elapsed := time.Since(begin)
 	return benchResult{
-		calls:    int64(all.Count()),
+		calls:    int64(all.Total()),
 		errors:   errs.Load(),
 		firstErr: firstErr,
 		elapsed:  elapsed,
-		p50:      all.Percentile(50).Round(time.Microsecond),
-		p99:      all.Percentile(99).Round(time.Microsecond),
-		max:      all.Max().Round(time.Microsecond),
+		p50:      time.Duration(all.Quantile(0.50)).Round(time.Microsecond),
+		p99:      time.Duration(all.Quantile(0.99)).Round(time.Microsecond),
+		max:      time.Duration(all.Max()).Round(time.Microsecond),
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/petrel-rpc/petrel/bench/internal/hist"
+	"github.com/petrel-rpc/petrel/internal/hist"
 )
 
 func TestQuantiles(t *testing.T) {

@@ -1,6 +1,7 @@
 // Package hist is the latency histogram of the benchmark commands
-// (cmd/netbench, cmd/rpcbench): log-linear buckets in nanoseconds, one
-// histogram per load-generating goroutine, merged at the end.
+// (bench/cmd/netbench, bench/cmd/rpcbench) and of the examples' load loops:
+// log-linear buckets in nanoseconds, of fixed size whatever the number of
+// values, one histogram per load-generating goroutine, merged at the end.
 package hist
 
 import (
