@@ -7,6 +7,7 @@ import (
 	"net"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -231,3 +232,24 @@ func (c *testConn) call(seq int32, action, msg string, h *transport.Header) (*ec
 var protocols = []transport.Protocol{transport.Framed, transport.Buffered, transport.TTHeader}
 
 func ms(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
+
+// expectUndecodable calls echo over each protocol on addr and checks that
+// the call is answered as undecodable (PROTOCOL_ERROR, its message holding
+// want) and gives back its place in flight.
+func expectUndecodable(t *testing.T, s *server.Server, addr, want string) {
+	t.Helper()
+	for _, p := range protocols {
+		c := dial(t, addr, p)
+		args := &echotest.EchoEchoArgs{Req: &echotest.Request{Action: "echo"}}
+		if err := c.send("echo", thrift.CALL, 1, args, nil); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := c.recv(nil)
+		if err != nil || rep.ex == nil || rep.ex.Type != thrift.ExceptionProtocolError || !strings.Contains(rep.ex.Message, want) {
+			t.Errorf("%v: reply %+v %v, want a PROTOCOL_ERROR saying %q", p, rep.ex, err, want)
+		}
+		if n := s.Stats().InFlight; n != 0 {
+			t.Errorf("%v: Stats().InFlight = %d after the answer, want 0", p, n)
+		}
+	}
+}

@@ -73,20 +73,7 @@ func TestArgsDecodingPanicNil(t *testing.T) {
 	}}}
 	s := server.New()
 	addr, stop := serveInfo(t, s, info)
-	for _, p := range protocols {
-		c := dial(t, addr, p)
-		args := &echotest.EchoEchoArgs{Req: &echotest.Request{Action: "echo"}}
-		if err := c.send("echo", thrift.CALL, 1, args, nil); err != nil {
-			t.Fatal(err)
-		}
-		rep, err := c.recv(nil)
-		if err != nil || rep.ex == nil || rep.ex.Type != thrift.ExceptionProtocolError || !strings.Contains(rep.ex.Message, "panic") {
-			t.Errorf("%v: reply %+v %v, want a PROTOCOL_ERROR saying the decoding panicked", p, rep.ex, err)
-		}
-		if n := s.Stats().InFlight; n != 0 {
-			t.Errorf("%v: Stats().InFlight = %d after the answer, want 0", p, n)
-		}
-	}
+	expectUndecodable(t, s, addr, "panic")
 	stop(10 * time.Second)
 	if n := ran.Load(); n != 0 {
 		t.Errorf("the handler ran %d times with arguments whose decoding panicked", n)
