@@ -16,17 +16,13 @@ import (
 	"github.com/petrel-rpc/petrel/transport"
 )
 
-// TestConnectionCountDoesNotDrift opens and closes 1,000 connections in
-// varied ways, some over WithMaxConnections, and checks that the count of
-// open connections comes back to 0 and the limit admits as many again.
-func TestConnectionCountDoesNotDrift(t *testing.T) {
-	const limit = 20
-	s, _, addr := startServer(t, server.WithMaxConnections(limit))
-	halfFrame := make([]byte, 6)
-	binary.BigEndian.PutUint32(halfFrame, 100) // a frame of 100 bytes, 2 sent
+// churn dials addr n times, at most parallel connections at once, hands
+// each connection and its index (0 to n-1) to use, then closes it; it
+// returns once every connection is closed. A failed dial is a t.Error.
+func churn(t *testing.T, addr string, n, parallel int, use func(i int, tc *net.TCPConn)) {
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, 40) // more at once than the limit
-	for i := 0; i < 1000; i++ {
+	sem := make(chan struct{}, parallel)
+	for i := 0; i < n; i++ {
 		sem <- struct{}{}
 		wg.Add(1)
 		go func(i int) {
@@ -38,20 +34,34 @@ func TestConnectionCountDoesNotDrift(t *testing.T) {
 				return
 			}
 			tc := c.(*net.TCPConn)
-			switch i % 4 {
-			case 0: // closed before a byte is sent
-			case 1: // half a frame, then closed
-				tc.Write(halfFrame)
-			case 2: // reset
-				tc.SetLinger(0)
-			case 3: // half a frame, then reset
-				tc.Write(halfFrame)
-				tc.SetLinger(0)
-			}
-			tc.Close()
+			defer tc.Close()
+			use(i, tc)
 		}(i)
 	}
 	wg.Wait()
+}
+
+// TestConnectionCountDoesNotDrift opens and closes 1,000 connections in
+// varied ways, some over WithMaxConnections, and checks that the count of
+// open connections comes back to 0 and the limit admits as many again.
+func TestConnectionCountDoesNotDrift(t *testing.T) {
+	const limit = 20
+	s, _, addr := startServer(t, server.WithMaxConnections(limit))
+	halfFrame := make([]byte, 6)
+	binary.BigEndian.PutUint32(halfFrame, 100) // a frame of 100 bytes, 2 sent
+	// 40 at once: more than the limit.
+	churn(t, addr, 1000, 40, func(i int, tc *net.TCPConn) {
+		switch i % 4 {
+		case 0: // closed before a byte is sent
+		case 1: // half a frame, then closed
+			tc.Write(halfFrame)
+		case 2: // reset
+			tc.SetLinger(0)
+		case 3: // half a frame, then reset
+			tc.Write(halfFrame)
+			tc.SetLinger(0)
+		}
+	})
 	if got := waitStat(func() int64 { return s.Stats().Connections }, 0); got != 0 {
 		t.Fatalf("Stats().Connections = %d after every connection closed, want 0", got)
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -111,37 +110,21 @@ func TestChurnLeavesNothing(t *testing.T) {
 	tt := requestBytes(t, transport.TTHeader, 7, "x")
 	half := make([]byte, 6)
 	binary.BigEndian.PutUint32(half, 100)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 64)
-	for i := 0; i < 3000; i++ {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			c, err := net.Dial("tcp", addr)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			tc := c.(*net.TCPConn)
-			switch i % 5 {
-			case 1:
-				tc.Write(half)
-				tc.SetLinger(0)
-			case 2:
-				tc.Write(req)
-				tc.SetLinger(0)
-			case 3:
-				tc.Write(tt[:len(tt)-1])
-			case 4:
-				tc.Write(tt)
-				tc.SetLinger(0)
-			}
-			tc.Close()
-		}(i)
-	}
-	wg.Wait()
+	churn(t, addr, 3000, 64, func(i int, tc *net.TCPConn) {
+		switch i % 5 {
+		case 1:
+			tc.Write(half)
+			tc.SetLinger(0)
+		case 2:
+			tc.Write(req)
+			tc.SetLinger(0)
+		case 3:
+			tc.Write(tt[:len(tt)-1])
+		case 4:
+			tc.Write(tt)
+			tc.SetLinger(0)
+		}
+	})
 	if got := waitStat(func() int64 { return s.Stats().Connections }, 3); got != 3 {
 		t.Fatalf("Connections = %d after the churn, want the 3 kept", got)
 	}
@@ -381,7 +364,6 @@ func TestMaxConnectionsUnderChurn(t *testing.T) {
 	}
 	req := requestBytes(t, transport.Framed, 9, "extra")
 	const extra = 300
-	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	liveErr := make(chan error, 1)
 	go func() {
@@ -406,28 +388,18 @@ func TestMaxConnectionsUnderChurn(t *testing.T) {
 			}
 		}
 	}()
-	for i := 0; i < extra; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			c, err := net.Dial("tcp", addr)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			defer c.Close()
-			if i%2 == 0 {
-				c.Write(req)
-			}
-			c.SetReadDeadline(time.Now().Add(3 * time.Second))
-			if n, err := c.Read(make([]byte, 64)); err == nil {
-				t.Errorf("an extra connection read %d bytes", n)
-			} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
-				t.Error("an extra connection was neither served nor closed")
-			}
-		}(i)
-	}
-	wg.Wait()
+	// All the extra connections at once.
+	churn(t, addr, extra, extra, func(i int, c *net.TCPConn) {
+		if i%2 == 0 {
+			c.Write(req)
+		}
+		c.SetReadDeadline(time.Now().Add(3 * time.Second))
+		if n, err := c.Read(make([]byte, 64)); err == nil {
+			t.Errorf("an extra connection read %d bytes", n)
+		} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			t.Error("an extra connection was neither served nor closed")
+		}
+	})
 	close(stop)
 	if err := <-liveErr; err != nil {
 		t.Fatal(err)
