@@ -247,7 +247,7 @@ func (p *longPool) forgetClosed(pc *pconn) {
 }
 
 func (p *longPool) put(pc *pconn, reusable bool) {
-	if !reusable || !pc.conn.IsActive() {
+	if !reusable {
 		p.discard(pc)
 		return
 	}
@@ -255,8 +255,13 @@ func (p *longPool) put(pc *pconn, reusable bool) {
 	p.mu.Lock()
 	list := p.idle[pc.addr]
 	_, kept := p.live[pc.addr]
-	if p.closed || len(list) >= p.cfg.MaxIdlePerAddress || (p.cfg.MaxIdleGlobal > 0 && p.nidle >= p.cfg.MaxIdleGlobal) ||
-		(p.live != nil && !kept) {
+	// IsActive is checked under the lock: a close after it runs
+	// forgetClosed, which waits for the lock and then finds pc listed. (A
+	// check before the lock let a close fall between it and the insertion:
+	// forgetClosed found nothing to remove, and the dead connection held a
+	// room of the pool until a get or the janitor came to it.)
+	if !pc.conn.IsActive() || p.closed || len(list) >= p.cfg.MaxIdlePerAddress ||
+		(p.cfg.MaxIdleGlobal > 0 && p.nidle >= p.cfg.MaxIdleGlobal) || (p.live != nil && !kept) {
 		p.mu.Unlock()
 		p.discard(pc)
 		return
