@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"runtime"
 	"testing"
 	"time"
@@ -26,22 +25,12 @@ func (goexitResult) FastRead(b []byte) (int, error) { return 0, nil }
 // calls in flight on it do not wait for ever to write their replies, and
 // Stop returns at once.
 func TestReplyCodecGoexit(t *testing.T) {
-	info := &thrift.ServiceInfo{Name: "Goexit", Methods: []thrift.MethodInfo{{
-		Name:      "exit",
-		NewArgs:   func() thrift.FastCodec { return echotest.NewEchoEchoArgs() },
-		NewResult: func() thrift.FastCodec { return goexitResult{} },
-		Handler: func(ctx context.Context, handler any, args, result thrift.FastCodec) error {
-			return nil
-		},
-	}, {
-		Name:      "slow",
-		NewArgs:   func() thrift.FastCodec { return echotest.NewEchoEchoArgs() },
-		NewResult: func() thrift.FastCodec { return echotest.NewEchoEchoResult() },
-		Handler: func(ctx context.Context, handler any, args, result thrift.FastCodec) error {
+	info := serviceInfo("Goexit",
+		method("exit", nil, func() thrift.FastCodec { return goexitResult{} }, nil),
+		method("slow", nil, nil, func(args, result thrift.FastCodec) error {
 			time.Sleep(100 * time.Millisecond)
 			return nil
-		},
-	}}}
+		}))
 	for _, p := range protocols {
 		t.Run(p.String(), func(t *testing.T) {
 			s := server.New()

@@ -146,6 +146,36 @@ func serveInfo(t testing.TB, s *server.Server, info *thrift.ServiceInfo) (addr s
 	}
 }
 
+// serviceInfo makes a hand-made ServiceInfo, for serveInfo, named name with
+// the given methods.
+func serviceInfo(name string, methods ...thrift.MethodInfo) *thrift.ServiceInfo {
+	return &thrift.ServiceInfo{Name: name, Methods: methods}
+}
+
+// method makes a method named name of a hand-made service. newArgs and
+// newResult make its codecs; nil stands for echotest's EchoEchoArgs and
+// EchoEchoResult. Its handler calls handle with them; a nil handle
+// returns nil.
+func method(name string, newArgs, newResult func() thrift.FastCodec, handle func(args, result thrift.FastCodec) error) thrift.MethodInfo {
+	if newArgs == nil {
+		newArgs = func() thrift.FastCodec { return echotest.NewEchoEchoArgs() }
+	}
+	if newResult == nil {
+		newResult = func() thrift.FastCodec { return echotest.NewEchoEchoResult() }
+	}
+	if handle == nil {
+		handle = func(args, result thrift.FastCodec) error { return nil }
+	}
+	return thrift.MethodInfo{
+		Name:      name,
+		NewArgs:   newArgs,
+		NewResult: newResult,
+		Handler: func(ctx context.Context, handler any, args, result thrift.FastCodec) error {
+			return handle(args, result)
+		},
+	}
+}
+
 // testConn is a minimal client over one connection: it writes requests and
 // reads replies with the transport package.
 type testConn struct {

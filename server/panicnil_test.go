@@ -62,15 +62,11 @@ func (*nilPanickyArgs) FastRead(b []byte) (int, error) {
 func TestArgsDecodingPanicNil(t *testing.T) {
 	t.Setenv("GODEBUG", "panicnil=1")
 	var ran atomic.Int64
-	info := &thrift.ServiceInfo{Name: "Panicky", Methods: []thrift.MethodInfo{{
-		Name:      "echo",
-		NewArgs:   func() thrift.FastCodec { return new(nilPanickyArgs) },
-		NewResult: func() thrift.FastCodec { return echotest.NewEchoEchoResult() },
-		Handler: func(ctx context.Context, handler any, args, result thrift.FastCodec) error {
+	info := serviceInfo("Panicky",
+		method("echo", func() thrift.FastCodec { return new(nilPanickyArgs) }, nil, func(args, result thrift.FastCodec) error {
 			ran.Add(1)
 			return nil
-		},
-	}}}
+		}))
 	s := server.New()
 	addr, stop := serveInfo(t, s, info)
 	expectUndecodable(t, s, addr, "panic")
@@ -108,21 +104,9 @@ func (nilPanickyError) Error() string {
 // saying so, the connection serving on.
 func TestReplyPanicNil(t *testing.T) {
 	t.Setenv("GODEBUG", "panicnil=1")
-	info := &thrift.ServiceInfo{Name: "Panicky", Methods: []thrift.MethodInfo{{
-		Name:      "echo",
-		NewArgs:   func() thrift.FastCodec { return echotest.NewEchoEchoArgs() },
-		NewResult: func() thrift.FastCodec { return nilPanickyResult{} },
-		Handler: func(ctx context.Context, handler any, args, result thrift.FastCodec) error {
-			return nil
-		},
-	}, {
-		Name:      "fail",
-		NewArgs:   func() thrift.FastCodec { return echotest.NewEchoEchoArgs() },
-		NewResult: func() thrift.FastCodec { return echotest.NewEchoEchoResult() },
-		Handler: func(ctx context.Context, handler any, args, result thrift.FastCodec) error {
-			return nilPanickyError{}
-		},
-	}}}
+	info := serviceInfo("Panicky",
+		method("echo", nil, func() thrift.FastCodec { return nilPanickyResult{} }, nil),
+		method("fail", nil, nil, func(args, result thrift.FastCodec) error { return nilPanickyError{} }))
 	s := server.New()
 	addr, stop := serveInfo(t, s, info)
 	for _, p := range protocols {

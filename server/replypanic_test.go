@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -44,17 +43,13 @@ func (r *halfPanickyResult) FastWriteNocopy(b []byte, w thrift.NocopyWriter) int
 // must not take a call the server ran for one it did not. The request
 // whose reply panicked is answered with an INTERNAL_ERROR saying so.
 func TestReplyPanicKeepsOtherReplies(t *testing.T) {
-	info := &thrift.ServiceInfo{Name: "HalfPanicky", Methods: []thrift.MethodInfo{{
-		Name:      "echo",
-		NewArgs:   func() thrift.FastCodec { return echotest.NewEchoEchoArgs() },
-		NewResult: func() thrift.FastCodec { return new(halfPanickyResult) },
-		Handler: func(ctx context.Context, handler any, args, result thrift.FastCodec) error {
+	info := serviceInfo("HalfPanicky",
+		method("echo", nil, func() thrift.FastCodec { return new(halfPanickyResult) }, func(args, result thrift.FastCodec) error {
 			req, res := args.(*echotest.EchoEchoArgs).Req, result.(*halfPanickyResult)
 			res.panics, res.late = req.Action == "panic", req.Action == "latepanic"
 			res.Success = &echotest.Response{Msg: req.Msg}
 			return nil
-		},
-	}}}
+		}))
 	for _, p := range protocols {
 		t.Run(p.String(), func(t *testing.T) {
 			s := server.New()

@@ -244,17 +244,13 @@ func (panickyResult) FastRead(b []byte) (int, error) { return 0, nil }
 // the write lock is not left held, so the connection's other requests, and
 // Stop, do not wait for ever.
 func TestReplyEncodingPanics(t *testing.T) {
-	info := &thrift.ServiceInfo{Name: "Panicky", Methods: []thrift.MethodInfo{{
-		Name:      "echo",
-		NewArgs:   func() thrift.FastCodec { return echotest.NewEchoEchoArgs() },
-		NewResult: func() thrift.FastCodec { return panickyResult{} },
-		Handler: func(ctx context.Context, handler any, args, result thrift.FastCodec) error {
+	info := serviceInfo("Panicky",
+		method("echo", nil, func() thrift.FastCodec { return panickyResult{} }, func(args, result thrift.FastCodec) error {
 			if a := args.(*echotest.EchoEchoArgs); a.Req.Action == "sleep" {
 				time.Sleep(100 * time.Millisecond)
 			}
 			return nil
-		},
-	}}}
+		}))
 	s := server.New()
 	addr, stop := serveInfo(t, s, info)
 	c := dial(t, addr, transport.TTHeader)
@@ -297,14 +293,7 @@ func (*panickyArgs) FastRead(b []byte) (int, error) { panic("decoder bug") }
 // flight: it does not hold WithMaxInFlight's capacity, Stats().InFlight or
 // Stop's drain for good.
 func TestArgsDecodingPanics(t *testing.T) {
-	info := &thrift.ServiceInfo{Name: "Panicky", Methods: []thrift.MethodInfo{{
-		Name:      "echo",
-		NewArgs:   func() thrift.FastCodec { return new(panickyArgs) },
-		NewResult: func() thrift.FastCodec { return echotest.NewEchoEchoResult() },
-		Handler: func(ctx context.Context, handler any, args, result thrift.FastCodec) error {
-			return nil
-		},
-	}}}
+	info := serviceInfo("Panicky", method("echo", func() thrift.FastCodec { return new(panickyArgs) }, nil, nil))
 	s := server.New(server.WithMaxInFlight(1))
 	addr, stop := serveInfo(t, s, info)
 	expectUndecodable(t, s, addr, "decoder bug")
