@@ -75,3 +75,17 @@ func StructString(name string, p any) string {
 func UnionFieldsError(union string, set int) error {
 	return &ProtocolError{Kind: InvalidData, Msg: fmt.Sprintf("union %s has %d fields set; a union holds at most one", union, set)}
 }
+
+// KeyValue returns the container that the map key p points to, or the
+// empty container when p is nil. Go map keys cannot be slices or maps, so
+// generated code holds keys of container types as pointers; it writes and
+// sizes them through KeyValue, so that a nil key is written as an empty
+// container (as a nil struct is written as an empty struct) rather than
+// panicking.
+func KeyValue[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}

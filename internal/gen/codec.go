@@ -84,7 +84,7 @@ func (fg *fileGen) asSlice(t *thrift.Type, x, st string) string {
 func (fg *fileGen) lenValue(pr proto, t *thrift.Type, key bool, x string) int {
 	k := kindOf(t, key)
 	if key && isContainerKind(k) {
-		return fg.lenValue(pr, t, false, "*"+x)
+		return fg.lenValue(pr, t, false, "thrift.KeyValue("+x+")")
 	}
 	if pr.compact {
 		if c := compactFixed(k); c > 0 {
@@ -195,7 +195,7 @@ func fixedOf(pr proto, k wireKind) int {
 func (fg *fileGen) writeValue(pr proto, t *thrift.Type, key bool, x string) {
 	k := kindOf(t, key)
 	if key && isContainerKind(k) {
-		fg.writeValue(pr, t, false, "*"+x)
+		fg.writeValue(pr, t, false, "thrift.KeyValue("+x+")")
 		return
 	}
 	V := pr.v()
@@ -302,7 +302,7 @@ func binCall(name string, args ...string) func(string) string {
 func (fg *fileGen) writeBinary(r *binRun, t *thrift.Type, key bool, x string) {
 	k := kindOf(t, key)
 	if key && isContainerKind(k) {
-		fg.writeBinary(r, t, false, "*"+x)
+		fg.writeBinary(r, t, false, "thrift.KeyValue("+x+")")
 		return
 	}
 	switch k {

@@ -16,6 +16,9 @@
 // Structs, unions and exceptions become Go structs with `thrift` and `json`
 // tags. Optional scalars, strings, enums and uuids are pointers; structs are
 // always pointers; optional containers and binaries use nil for unset.
+// Map keys of container types are pointers (Go map keys cannot be slices or
+// maps); a nil key is written as an empty container, as a nil struct is
+// written as an empty struct.
 // Unions are structs whose fields are all optional. For a struct X:
 //
 //	NewX() *X                      // applies the IDL's default values
