@@ -6,8 +6,11 @@
 // includes) under DIR, in the directory its `namespace go` names (a.b.c goes
 // to DIR/a/b/c, package c), or, without one, in DIR/<base name of the file>.
 // IMPORTPATH is the Go import path of DIR; generated packages use it to
-// import each other. Errors in the IDL are printed as file:line:col: message
-// and make the command exit with status 1. Generated files from an earlier
+// import each other. When DIR is in a Go module (a go.mod in it or above),
+// an IMPORTPATH that is not DIR's import path there (such as the module's
+// own path, which Kitex's -module takes) is refused, naming the right one.
+// Errors in the IDL are printed as file:line:col: message and make the
+// command exit with status 1. Generated files from an earlier
 // run are replaced; a file in the place of one that is not generated (has
 // no "// Code generated ... DO NOT EDIT." line) is the user's, and makes the
 // command fail, naming it, before anything is written.
@@ -27,6 +30,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/petrel-rpc/petrel/idl/thrift"
@@ -136,6 +140,10 @@ Flags:
 			return 2
 		}
 	}
+	if want, gomod := importPathOf(*out); want != "" && strings.TrimSuffix(*module, "/") != want {
+		fmt.Fprintf(stderr, "petrel gen: -module %s is not the import path of -out %s: that directory is in the module of %s, where its import path is %s; pass -module %s (the import path of -out, not the module's path)\n", *module, *out, gomod, want, want)
+		return 2
+	}
 	f, err := thrift.ParseFile(fs.Arg(0), thrift.ParseOptions{IncludeDirs: includes})
 	if err != nil {
 		var list thrift.ErrorList
@@ -205,6 +213,64 @@ func fileAbove(dir string) string {
 			return ""
 		}
 	}
+}
+
+// importPathOf returns the Go import path of dir, which need not exist,
+// and the go.mod that gives it: the nearest go.mod in dir or above, whose
+// module path is joined with dir's path below it. It returns "", "" when
+// there is no such go.mod or its module line cannot be read, so that gen
+// then takes -module as it is.
+func importPathOf(dir string) (path, gomod string) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", ""
+	}
+	for root := abs; ; {
+		gomod = filepath.Join(root, "go.mod")
+		if fi, err := os.Stat(gomod); err == nil && fi.Mode().IsRegular() {
+			mod := modulePath(gomod)
+			rel, err := filepath.Rel(root, abs)
+			if mod == "" || err != nil {
+				return "", ""
+			}
+			if rel == "." {
+				return mod, gomod
+			}
+			return mod + "/" + filepath.ToSlash(rel), gomod
+		}
+		parent := filepath.Dir(root)
+		if parent == root {
+			return "", ""
+		}
+		root = parent
+	}
+}
+
+// modulePath returns the module path that the go.mod file p declares, or ""
+// if it declares none that can be read.
+func modulePath(p string) string {
+	src, err := os.ReadFile(p)
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(src), "\n") {
+		line, _, _ = strings.Cut(line, "//")
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module")
+		if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '\t' && rest[0] != '"' && rest[0] != '`') {
+			continue
+		}
+		rest = strings.TrimSpace(rest)
+		if len(rest) > 0 && (rest[0] == '"' || rest[0] == '`') {
+			if rest, err = strconv.Unquote(rest); err != nil {
+				return ""
+			}
+		}
+		if rest == "" || strings.ContainsAny(rest, " \t(") {
+			return ""
+		}
+		return rest
+	}
+	return ""
 }
 
 // generatedLine matches the line that marks a Go file as generated, which

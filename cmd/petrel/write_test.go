@@ -31,19 +31,50 @@ func genFiles(t *testing.T, dir string) []string {
 	return got
 }
 
+// includesArgs returns the arguments of a gen of
+// idl/thrift/testdata/includes/main.thrift, which includes two files of its
+// incdir, into out under the module example.com/out.
+func includesArgs(out string) []string {
+	td := filepath.Join("..", "..", "idl", "thrift", "testdata", "includes")
+	return []string{"gen", "-out", out, "-module", "example.com/out", "-I", filepath.Join(td, "incdir"), filepath.Join(td, "main.thrift")}
+}
+
+// mustGen runs args, a gen into out, fails the test unless it exits 0, and
+// returns the files under out as genFiles does.
+func mustGen(t *testing.T, args []string, out string) []string {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if code := run(args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	return genFiles(t, out)
+}
+
+// idlAndFile makes a temporary directory holding a.thrift, an IDL of one
+// struct, and a regular file named "file" that holds "mine", and returns
+// their paths.
+func idlAndFile(t *testing.T) (idl, file string) {
+	t.Helper()
+	dir := t.TempDir()
+	idl = filepath.Join(dir, "a.thrift")
+	if err := os.WriteFile(idl, []byte("struct A { 1: i32 x }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file = filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return idl, file
+}
+
 // TestGenKeepsHandWrittenFile checks that a file the user wrote at the path
 // of a generated file (no "Code generated ... DO NOT EDIT." line) is not
 // overwritten: gen fails naming it and writes nothing, not even the other
 // packages.
 func TestGenKeepsHandWrittenFile(t *testing.T) {
 	dir := t.TempDir()
-	td := filepath.Join("..", "..", "idl", "thrift", "testdata", "includes")
-	args := []string{"gen", "-out", dir, "-module", "example.com/out", "-I", filepath.Join(td, "incdir"), filepath.Join(td, "main.thrift")}
-	var stdout, stderr bytes.Buffer
-	if code := run(args, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
-	files := genFiles(t, dir)
+	args := includesArgs(dir)
+	files := mustGen(t, args, dir)
 	if len(files) != 3 {
 		t.Fatalf("generated %v, want 3 files", files)
 	}
@@ -56,7 +87,7 @@ func TestGenKeepsHandWrittenFile(t *testing.T) {
 	if err := os.WriteFile(mine, own, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stderr.Reset()
+	var stdout, stderr bytes.Buffer
 	if code := run(args, &stdout, &stderr); code != 1 {
 		t.Fatalf("exit %d, want 1 (a hand-written file is in the way); stderr:\n%s", code, stderr.String())
 	}
@@ -140,11 +171,7 @@ func TestGenDiskFullKeepsOldFiles(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out")
 	args := []string{"gen", "-out", out, "-module", "example.com/big", idl}
-	var stdout, stderr bytes.Buffer
-	if code := run(args, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
-	files := genFiles(t, out)
+	files := mustGen(t, args, out)
 	if len(files) != 1 {
 		t.Fatalf("generated %v, want one file", files)
 	}
@@ -194,15 +221,7 @@ func TestWriteNewDiskFull(t *testing.T) {
 // TestGenOutIsAFile checks that an -out naming a file is reported as such,
 // naming the flag, and that the file is left alone.
 func TestGenOutIsAFile(t *testing.T) {
-	dir := t.TempDir()
-	idl := filepath.Join(dir, "a.thrift")
-	if err := os.WriteFile(idl, []byte("struct A { 1: i32 x }\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(dir, "file")
-	if err := os.WriteFile(file, []byte("mine"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	idl, file := idlAndFile(t)
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"gen", "-out", file, "-module", "m", idl}, &stdout, &stderr); code != 2 {
 		t.Fatalf("exit %d, want 2; stderr:\n%s", code, stderr.String())
@@ -219,15 +238,7 @@ func TestGenOutIsAFile(t *testing.T) {
 // reported naming the flag and the file in the way, before anything is
 // parsed or written.
 func TestGenOutUnderAFile(t *testing.T) {
-	dir := t.TempDir()
-	idl := filepath.Join(dir, "a.thrift")
-	if err := os.WriteFile(idl, []byte("struct A { 1: i32 x }\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(dir, "file")
-	if err := os.WriteFile(file, []byte("mine"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	idl, file := idlAndFile(t)
 	out := filepath.Join(file, "gen", "go")
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"gen", "-out", out, "-module", "m", idl}, &stdout, &stderr); code != 2 {
@@ -239,4 +250,55 @@ func TestGenOutUnderAFile(t *testing.T) {
 	if got, _ := os.ReadFile(file); string(got) != "mine" {
 		t.Errorf("%s was changed: %q", file, got)
 	}
+}
+
+// TestGenModuleMismatch checks that a -module which is not the import path
+// of -out in the Go module around it (the module's own path, as Kitex's
+// -module takes) is refused before anything is written, naming the import
+// path to pass; the right one, with or without a trailing slash, is taken.
+func TestGenModuleMismatch(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("// mine\nmodule \"example.com/you\" // the module\n\ngo 1.26.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "gen")
+	var stdout, stderr bytes.Buffer
+	args := includesArgs(out)
+	args[4] = "example.com/you"
+	if code := run(args, &stdout, &stderr); code != 2 {
+		t.Fatalf("-module the module's path: exit %d, want 2; stderr:\n%s", code, stderr.String())
+	}
+	for _, want := range []string{"-module example.com/you", "example.com/you/gen", filepath.Join(dir, "go.mod")} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("error does not say %q:\n%s", want, stderr.String())
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s was written although gen failed", out)
+	}
+	for _, m := range []string{"example.com/you/gen", "example.com/you/gen/"} {
+		args[4] = m
+		if got := mustGen(t, args, out); len(got) != 3 {
+			t.Errorf("-module %s: generated %v, want three packages", m, got)
+		}
+	}
+
+	// A module nested in the first one is the one that counts, also for an
+	// -out that does not exist yet.
+	sub := filepath.Join(dir, "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "go.mod"), []byte("module example.com/sub\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out = filepath.Join(sub, "a", "b")
+	args = includesArgs(out)
+	args[4] = "example.com/you/sub/a/b"
+	stderr.Reset()
+	if code := run(args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "example.com/sub/a/b") {
+		t.Errorf("-module of the outer module: exit %d, want 2 naming example.com/sub/a/b; stderr:\n%s", code, stderr.String())
+	}
+	args[4] = "example.com/sub/a/b"
+	mustGen(t, args, out)
 }
