@@ -57,23 +57,7 @@ func TestGenParseError(t *testing.T) {
 
 func TestGenWritesIncludedPackages(t *testing.T) {
 	dir := t.TempDir()
-	td := filepath.Join("..", "..", "idl", "thrift", "testdata", "includes")
-	var out, errb bytes.Buffer
-	code := run([]string{"gen", "-out", dir, "-module", "example.com/out", "-I", filepath.Join(td, "incdir"), filepath.Join(td, "main.thrift")}, &out, &errb)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
-	var got []string
-	err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
-		if err == nil && !info.IsDir() {
-			rel, _ := filepath.Rel(dir, p)
-			got = append(got, filepath.ToSlash(rel))
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := mustGen(t, includesArgs(dir), dir)
 	if len(got) != 3 {
 		t.Fatalf("generated %v, want three packages (main and its two includes)", got)
 	}
