@@ -71,6 +71,14 @@ func decodeReply(typ thrift.MessageType, name string, body []byte, result thrift
 		strconv.Itoa(int(typ))+", want REPLY (2) or EXCEPTION (3)")
 }
 
+// notTheCallsReply reports whether a message that came under a call's
+// sequence id is not that call's reply: another method's REPLY, or a
+// message type other than REPLY and EXCEPTION (decodeReply's Protocol
+// errors of WRONG_METHOD_NAME and of the message type).
+func notTheCallsReply(typ thrift.MessageType, name, method string) bool {
+	return (typ == thrift.REPLY && name != method) || (typ != thrift.REPLY && typ != thrift.EXCEPTION)
+}
+
 // exceptionCode classifies a TApplicationException: Application, unless it
 // is a Petrel server's refusal (INTERNAL_ERROR whose message is the text of
 // an rpcerr.Error: "petrel: overloaded: ...", "petrel: shutting_down: ...",

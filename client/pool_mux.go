@@ -289,8 +289,9 @@ type muxConn struct {
 	pending  map[int32]*muxCall // calls waiting for a reply; guarded by mu
 	inflight atomic.Int32       // len(pending), stored under mu, read without it
 	err      error              // why the connection stopped; guarded by mu
-	// draining: no new calls (the server asked to drop the connection, or
-	// it failed); written under mu, read without it by usable.
+	// draining: no new calls (the server asked to drop the connection, sent
+	// a reply that was not its call's, or it failed); written under mu, read
+	// without it by usable.
 	draining atomic.Bool
 
 	done   chan struct{}  // closed when the reader goroutine exits
@@ -576,6 +577,13 @@ func (mc *muxConn) readLoop() {
 		drop := serverAsksDrop(&mc.rhdr)
 		if call != nil {
 			mc.decode(call, typ, name, body)
+			// A reply that is not its call's (checked only for a call
+			// that failed) shows the server mismatching sequence ids: a
+			// reply to another call of the same method could pass for
+			// this one's. The connection takes no new call.
+			if call.err != nil && notTheCallsReply(typ, name, call.method) {
+				drop = true
+			}
 		} // else: its caller gave up (timeout); the late reply is dropped.
 		r.Release()
 		if call != nil {
