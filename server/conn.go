@@ -121,6 +121,9 @@ func (s *Server) onRequest(ctx context.Context, conn netpoll.Connection) error {
 		r.done()
 		if err != nil {
 			putCall(c)
+			if errors.Is(err, transport.ErrFrameTooLarge) {
+				cs.refuseOversized()
+			}
 			cs.flushQueued()
 			if concurrent {
 				return cs.endAfterCalls(err)
@@ -142,6 +145,51 @@ func (s *Server) onRequest(ctx context.Context, conn netpoll.Connection) error {
 		}
 	}
 	return cs.flushQueued()
+}
+
+// oversizedHeadMax bounds the bytes refuseOversized reads the head of a
+// request from: a TTHeader header of the largest size, a TTHeaderFramed
+// length and a message header with a name of up to 4 KiB.
+const oversizedHeadMax = 14 + transport.MaxHeaderSize + 4 + 4<<10
+
+// refuseOversized answers the request at the front of the input, whose frame
+// declares more bytes than WithMaxMessageSize allows, with a PROTOCOL_ERROR
+// exception saying its size and the limit, so that its client learns why
+// the connection closes. The request's sequence id and method are read from
+// the bytes already arrived, and only from the frame's head: it never waits
+// for input nor reads the body. A request whose head has not arrived whole,
+// is malformed, or is oneway is not answered.
+func (cs *connState) refuseOversized() {
+	s := cs.s
+	r := cs.rd.Reader
+	n := min(r.Len(), oversizedHeadMax)
+	if n == 0 {
+		return
+	}
+	b, err := r.Peek(n)
+	if err != nil {
+		return
+	}
+	c := getCall()
+	c.s, c.cs = s, cs
+	size, name, typ, seq, err := transport.ReadMessageHead(b, cs.proto, &c.hdr)
+	if err != nil || typ != thrift.CALL || size <= uint64(s.cfg.maxMsgSize) {
+		putCall(c)
+		return
+	}
+	name = bareMethod(string([]byte(name))) // copy: name aliases the input
+	h := &c.hdr
+	flags, payload := h.Flags, h.PayloadProtocol
+	h.Reset()
+	h.Flags = flags
+	if cs.proto == transport.TTHeader {
+		// The connection closes after this reply: a pooling client must not
+		// send on it again.
+		h.SetStr(transport.StrKeyConnReset, "1")
+	}
+	msg := fmt.Sprintf("server: request of %d bytes exceeds the limit of %d (server.WithMaxMessageSize)", size, s.cfg.maxMsgSize)
+	cs.write(h, name, thrift.EXCEPTION, seq, payload, thrift.NewApplicationException(thrift.ExceptionProtocolError, msg), false)
+	putCall(c)
 }
 
 // reqReader is the connection's Reader as onRequest reads requests with

@@ -133,7 +133,10 @@ func WithIdleTimeout(d time.Duration) Option {
 // WithMaxMessageSize sets the largest frame (for Buffered, the largest
 // message) the server reads, in bytes. It is checked against the frame's
 // length field before the body is read; a larger frame closes the
-// connection. Default [DefaultMaxMessageSize] (16 MiB).
+// connection. Before it does, a Framed or TTHeader request whose message
+// header has arrived is answered with a PROTOCOL_ERROR exception naming its
+// size and the limit (on TTHeader with "crrst", so that a pooling client
+// drops the connection). Default [DefaultMaxMessageSize] (16 MiB).
 func WithMaxMessageSize(n int) Option {
 	return optionFunc(func(c *config) { c.maxMsgSize = n })
 }

@@ -430,14 +430,18 @@ func TestMaxMessageSize(t *testing.T) {
 		t.Fatal("the server waited for the body of an oversized frame")
 	}
 	before := h.calls.Load()
-	// A message just over the limit on a fresh connection is refused too.
+	// A message just over the limit on a fresh connection is refused too,
+	// with an exception saying why, and the connection closed.
 	c2 := dial(t, addr, transport.Framed)
 	args := &echotest.EchoEchoArgs{Req: &echotest.Request{Action: "echo", Msg: strings.Repeat("b", 5000)}}
 	if err := c2.send("echo", thrift.CALL, 1, args, nil); err != nil {
 		t.Fatal(err)
 	}
+	if rep, err := c2.recv(nil); err != nil || rep.typ != thrift.EXCEPTION || !strings.Contains(rep.ex.Message, "exceeds the limit of 4096") {
+		t.Fatalf("an oversized message: %+v, %v; want an exception naming the limit", rep, err)
+	}
 	if _, err := c2.recv(nil); err == nil {
-		t.Fatal("an oversized message was answered")
+		t.Fatal("an oversized message was served")
 	}
 	if h.calls.Load() != before {
 		t.Fatal("the handler ran for an oversized message")
