@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/petrel-rpc/petrel/contrib/etcd"
 )
 
 // TestNextAfterClientClosed: a watcher whose etcd client was closed says so
@@ -15,14 +13,8 @@ import (
 func TestNextAfterClientClosed(t *testing.T) {
 	endpoint := startEtcd(t)
 	c := newClient(t, endpoint)
-	res, err := etcd.NewResolver(etcd.Config{Client: c, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := res.Watch(context.Background(), "S")
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := newResolver(t, c)
+	w := watch(t, res, "S")
 	defer w.Close()
 	nextWithin(t, w, time.Second)
 	c.Close()

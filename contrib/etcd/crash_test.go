@@ -43,10 +43,7 @@ func TestCrashChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := newClient(t, f[0])
-	reg, err := etcd.NewRegistry(etcd.Config{Client: c, TTL: ttl, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg := newRegistry(t, etcd.Config{Client: c, TTL: ttl, Logger: quiet})
 	ctx := context.Background()
 	if err := reg.Register(ctx, "Crash", discovery.Instance{Address: f[2]}); err != nil {
 		t.Fatal(err)
@@ -202,13 +199,10 @@ func TestTTLTooShortForEtcd(t *testing.T) {
 	endpoint := startEtcd(t)
 	c := newClient(t, endpoint)
 	defer c.Close()
-	reg, err := etcd.NewRegistry(etcd.Config{Client: c, TTL: etcd.MinTTL, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg := newRegistry(t, etcd.Config{Client: c, TTL: etcd.MinTTL, Logger: quiet})
 	defer reg.Close()
 	ctx := context.Background()
-	err = reg.Register(ctx, "S", discovery.Instance{Address: "127.0.0.1:1"})
+	err := reg.Register(ctx, "S", discovery.Instance{Address: "127.0.0.1:1"})
 	if !errors.Is(err, etcd.ErrTTLTooShort) {
 		t.Fatalf("Register with TTL %v: %v, want ErrTTLTooShort", etcd.MinTTL, err)
 	}

@@ -18,10 +18,7 @@ func TestDeregisterLastGivesLeaseBack(t *testing.T) {
 	c := newClient(t, startEtcd(t))
 	defer c.Close()
 	ctx := context.Background()
-	reg, err := etcd.NewRegistry(etcd.Config{Client: c, Prefix: "/p/", TTL: 3 * time.Second, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg := newRegistry(t, etcd.Config{Client: c, Prefix: "/p/", TTL: 3 * time.Second, Logger: quiet})
 	defer reg.Close()
 	a, b := discovery.Instance{Address: "127.0.0.1:1"}, discovery.Instance{Address: "127.0.0.1:2"}
 	for _, in := range []discovery.Instance{a, b} {
@@ -64,10 +61,7 @@ func TestFailedDeregisterOfLastGoesWithLease(t *testing.T) {
 	root, cli := authEtcd(t)
 	ctx := context.Background()
 	const ttl = 3 * time.Second
-	reg, err := etcd.NewRegistry(etcd.Config{Client: cli, Prefix: "/p/", TTL: ttl, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg := newRegistry(t, etcd.Config{Client: cli, Prefix: "/p/", TTL: ttl, Logger: quiet})
 	defer reg.Close()
 	inst := discovery.Instance{Address: "127.0.0.1:1"}
 	if err := reg.Register(ctx, "S", inst); err != nil {

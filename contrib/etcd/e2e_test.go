@@ -25,10 +25,7 @@ func TestServersAndClientThroughEtcd(t *testing.T) {
 	newServer := func(hits, last *atomic.Int64) *server.Server {
 		c := newClient(t, endpoint)
 		t.Cleanup(func() { c.Close() })
-		reg, err := etcd.NewRegistry(etcd.Config{Client: c, TTL: 3 * time.Second, Logger: quiet})
-		if err != nil {
-			t.Fatal(err)
-		}
+		reg := newRegistry(t, etcd.Config{Client: c, TTL: 3 * time.Second, Logger: quiet})
 		t.Cleanup(func() { reg.Close() })
 		count := func(context.Context, *hello.EchoRequest) error {
 			hits.Add(1)
@@ -45,10 +42,7 @@ func TestServersAndClientThroughEtcd(t *testing.T) {
 
 	rc := newClient(t, endpoint)
 	defer rc.Close()
-	res, err := etcd.NewResolver(etcd.Config{Client: rc, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := newResolver(t, rc)
 	// Serve (and so the registration) runs in the background: wait for A.
 	for start := time.Now(); ; time.Sleep(5 * time.Millisecond) {
 		if list, err := res.Resolve(ctx, "Hello"); err == nil && len(list) == 1 {

@@ -18,15 +18,9 @@ func TestErrorsNameEndpointAndKey(t *testing.T) {
 	endpoint := freeURL(t).Host // nothing listens there
 	c := newClient(t, endpoint)
 	defer c.Close()
-	reg, err := etcd.NewRegistry(etcd.Config{Client: c, TTL: 3 * time.Second, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg := newRegistry(t, etcd.Config{Client: c, TTL: 3 * time.Second, Logger: quiet})
 	defer reg.Close()
-	res, err := etcd.NewResolver(etcd.Config{Client: c, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := newResolver(t, c)
 	call := func(f func(ctx context.Context) error) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 		defer cancel()

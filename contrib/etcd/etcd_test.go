@@ -87,6 +87,39 @@ func newClient(t *testing.T, endpoint string) *clientv3.Client {
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
+// newRegistry makes a registry of cfg, failing the test if it cannot. The
+// caller closes it.
+func newRegistry(t *testing.T, cfg etcd.Config) *etcd.Registry {
+	t.Helper()
+	reg, err := etcd.NewRegistry(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+// newResolver makes a resolver over c that logs nowhere, failing the test
+// if it cannot.
+func newResolver(t *testing.T, c *clientv3.Client) *etcd.Resolver {
+	t.Helper()
+	res, err := etcd.NewResolver(etcd.Config{Client: c, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// watch starts res's watch of service, failing the test if it cannot. The
+// caller closes the watcher.
+func watch(t *testing.T, res *etcd.Resolver, service string) discovery.Watcher {
+	t.Helper()
+	w, err := res.Watch(context.Background(), service)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 // nextWithin waits for the watcher's next list and returns it with the
 // time it took.
 func nextWithin(t *testing.T, w discovery.Watcher, limit time.Duration) ([]discovery.Instance, time.Duration) {
@@ -108,14 +141,8 @@ func watchEmpty(t *testing.T, service string) (endpoint string, res *etcd.Resolv
 	endpoint = startEtcd(t)
 	rcli := newClient(t, endpoint)
 	t.Cleanup(func() { rcli.Close() })
-	res, err := etcd.NewResolver(etcd.Config{Client: rcli, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err = res.Watch(context.Background(), service)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res = newResolver(t, rcli)
+	w = watch(t, res, service)
 	t.Cleanup(func() { w.Close() })
 	if list, _ := nextWithin(t, w, time.Second); len(list) != 0 {
 		t.Fatalf("first list %v, want empty", list)
@@ -135,10 +162,7 @@ func TestRegistryAndWatch(t *testing.T) {
 	const ttl = 3 * time.Second
 	regCli := newClient(t, endpoint)
 	defer regCli.Close()
-	reg, err := etcd.NewRegistry(etcd.Config{Client: regCli, TTL: ttl, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg := newRegistry(t, etcd.Config{Client: regCli, TTL: ttl, Logger: quiet})
 	defer reg.Close()
 	inst := discovery.Instance{Address: addr, Weight: 20, Tags: map[string]string{"zone": "a"}}
 	t0 := time.Now()
@@ -195,10 +219,7 @@ func TestGracefulClose(t *testing.T) {
 	c := newClient(t, endpoint)
 	defer c.Close()
 	ctx := context.Background()
-	reg, err := etcd.NewRegistry(etcd.Config{Client: c, Prefix: "/p", Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg := newRegistry(t, etcd.Config{Client: c, Prefix: "/p", Logger: quiet})
 	for _, a := range []string{"127.0.0.1:1", "127.0.0.1:2"} {
 		if err := reg.Register(ctx, "S", discovery.Instance{Address: a}); err != nil {
 			t.Fatal(err)
@@ -286,14 +307,8 @@ func TestCloseEndsResync(t *testing.T) {
 	t.Cleanup(stopEtcd)
 	c := newClient(t, e.Config().ListenClientUrls[0].Host)
 	defer c.Close()
-	res, err := etcd.NewResolver(etcd.Config{Client: c, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := res.Watch(context.Background(), "S")
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := newResolver(t, c)
+	w := watch(t, res, "S")
 	defer w.Close()
 	nextWithin(t, w, time.Second)
 	etcd.LoseWatch(w)

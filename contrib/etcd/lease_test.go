@@ -67,10 +67,7 @@ func leases(t *testing.T, root *clientv3.Client) []clientv3.LeaseStatus {
 // rather than keep a lease with nothing under it until Close.
 func TestFailedRegisterLeavesNoLease(t *testing.T) {
 	root, cli := authEtcd(t)
-	reg, err := etcd.NewRegistry(etcd.Config{Client: cli, Prefix: "/q/", TTL: 3 * time.Second, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg := newRegistry(t, etcd.Config{Client: cli, Prefix: "/q/", TTL: 3 * time.Second, Logger: quiet})
 	defer reg.Close()
 	if err := reg.Register(context.Background(), "S", discovery.Instance{Address: "127.0.0.1:1"}); err == nil {
 		t.Fatal("Register outside the user's keys succeeded")
@@ -116,10 +113,7 @@ func loseLeaseUnwritable(t *testing.T, root *clientv3.Client, reg *etcd.Registry
 func TestFailedRenewLeaksNoLease(t *testing.T) {
 	root, cli := authEtcd(t)
 	ctx := context.Background()
-	reg, err := etcd.NewRegistry(etcd.Config{Client: cli, Prefix: "/p/", TTL: 3 * time.Second, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg := newRegistry(t, etcd.Config{Client: cli, Prefix: "/p/", TTL: 3 * time.Second, Logger: quiet})
 	defer reg.Close()
 	if err := reg.Register(ctx, "S", discovery.Instance{Address: "127.0.0.1:1"}); err != nil {
 		t.Fatal(err)
@@ -139,6 +133,7 @@ func TestFailedRenewLeaksNoLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got *clientv3.GetResponse
+	var err error
 	for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
 		got, err = root.Get(ctx, "/p/S/127.0.0.1:1")
 		if err == nil && len(got.Kvs) == 1 {
@@ -163,10 +158,7 @@ func TestFailedRenewLeaksNoLease(t *testing.T) {
 // instances under a new lease ends the retries and leaves etcd no lease.
 func TestCloseWhileRenewFails(t *testing.T) {
 	root, cli := authEtcd(t)
-	reg, err := etcd.NewRegistry(etcd.Config{Client: cli, Prefix: "/p/", TTL: 3 * time.Second, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg := newRegistry(t, etcd.Config{Client: cli, Prefix: "/p/", TTL: 3 * time.Second, Logger: quiet})
 	if err := reg.Register(context.Background(), "S", discovery.Instance{Address: "127.0.0.1:1"}); err != nil {
 		t.Fatal(err)
 	}

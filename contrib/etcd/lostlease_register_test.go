@@ -21,10 +21,7 @@ func TestRegisterAfterLeaseLost(t *testing.T) {
 	c := newClient(t, endpoint)
 	defer c.Close()
 	ctx := context.Background()
-	reg, err := etcd.NewRegistry(etcd.Config{Client: c, Prefix: "/p/", TTL: 3 * time.Second, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg := newRegistry(t, etcd.Config{Client: c, Prefix: "/p/", TTL: 3 * time.Second, Logger: quiet})
 	defer reg.Close()
 	a, b := discovery.Instance{Address: "127.0.0.1:1"}, discovery.Instance{Address: "127.0.0.1:2"}
 	if err := reg.Register(ctx, "S", a); err != nil {
@@ -64,10 +61,7 @@ func TestRegisterAfterLeaseLost(t *testing.T) {
 func TestRegisterAfterLeaseLostFailing(t *testing.T) {
 	root, cli := authEtcd(t)
 	ctx := context.Background()
-	reg, err := etcd.NewRegistry(etcd.Config{Client: cli, Prefix: "/p/", TTL: 3 * time.Second, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg := newRegistry(t, etcd.Config{Client: cli, Prefix: "/p/", TTL: 3 * time.Second, Logger: quiet})
 	defer reg.Close()
 	if err := reg.Register(ctx, "S", discovery.Instance{Address: "127.0.0.1:1"}); err != nil {
 		t.Fatal(err)
@@ -86,6 +80,7 @@ func TestRegisterAfterLeaseLostFailing(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got *clientv3.GetResponse
+	var err error
 	for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
 		got, err = root.Get(ctx, "/p/S/", clientv3.WithPrefix())
 		if err == nil && len(got.Kvs) == 1 {

@@ -18,15 +18,9 @@ func TestServiceNameWithSlash(t *testing.T) {
 	c := newClient(t, endpoint)
 	defer c.Close()
 	ctx := context.Background()
-	reg, err := etcd.NewRegistry(etcd.Config{Client: c, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg := newRegistry(t, etcd.Config{Client: c, Logger: quiet})
 	defer reg.Close()
-	res, err := etcd.NewResolver(etcd.Config{Client: c, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := newResolver(t, c)
 	inst := discovery.Instance{Address: "127.0.0.1:1"}
 	for _, name := range []string{"a/b", "/a", "a/"} {
 		if err := reg.Register(ctx, name, inst); err == nil || !strings.Contains(err.Error(), `"`+name+`"`) {

@@ -16,10 +16,7 @@ func TestLostLeaseRegistersAgain(t *testing.T) {
 	endpoint, _, w := watchEmpty(t, "S")
 	c := newClient(t, endpoint)
 	defer c.Close()
-	reg, err := etcd.NewRegistry(etcd.Config{Client: c, Logger: quiet, TTL: 3 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg := newRegistry(t, etcd.Config{Client: c, Logger: quiet, TTL: 3 * time.Second})
 	defer reg.Close()
 	inst := discovery.Instance{Address: "127.0.0.1:1"}
 	if err := reg.Register(context.Background(), "S", inst); err != nil {
@@ -60,10 +57,7 @@ func TestBadValueSkipped(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res, err := etcd.NewResolver(etcd.Config{Client: c, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := newResolver(t, c)
 	list, err := res.Resolve(ctx, "S")
 	if err != nil || len(list) != 1 || list[0].Address != "a:1" {
 		t.Fatalf("Resolve = %v, %v; want only a:1", list, err)

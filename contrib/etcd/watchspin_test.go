@@ -46,15 +46,9 @@ func TestRefusedWatchDoesNotSpin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	res, err := etcd.NewResolver(etcd.Config{Client: c, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := newResolver(t, c)
 	refuse.Store(true)
-	w, err := res.Watch(context.Background(), "S")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := watch(t, res, "S")
 	defer w.Close()
 	nextWithin(t, w, time.Second)
 	reads.Store(0)
