@@ -442,7 +442,16 @@ func (c *Client) ioError(ctx context.Context, cs *callState, err error, deadline
 	if netpoll.IsTimeout(err) {
 		return c.timeoutError(cs, deadline, addr)
 	}
+	if errors.Is(err, transport.ErrFrameTooLarge) {
+		what += " (" + overMaxSize(c.cfg.maxMessageSize) + ")"
+	}
 	return connError(err, what)
+}
+
+// overMaxSize says which limit a reply over maxSize broke: the transport's
+// error gives the numbers, not that the limit is the client's.
+func overMaxSize(maxSize int) string {
+	return "a reply over the client's WithMaxMessageSize of " + strconv.Itoa(maxSize) + " bytes"
 }
 
 // timeoutError is the error of a call whose deadline passed: deadline is

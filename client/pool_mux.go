@@ -560,6 +560,9 @@ func (mc *muxConn) readLoop() {
 		mc.rhdr.Reset()
 		name, typ, seq, body, err := transport.ReadMessage(r, transport.TTHeader, mc.maxSize, &mc.rhdr)
 		if err != nil {
+			if errors.Is(err, transport.ErrFrameTooLarge) {
+				err = rpcerr.Wrap(rpcerr.Protocol, err, overMaxSize(mc.maxSize))
+			}
 			mc.shutdown(err)
 			return
 		}
