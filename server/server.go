@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"reflect"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -378,8 +379,7 @@ func (s *Server) Stop(ctx context.Context) error {
 			err = pool.Shutdown(ctx)
 		}
 		if err != nil {
-			return fmt.Errorf("server: Stop ended by its context with %d requests in flight (handlers not returned) and %d connections open: %w",
-				s.lim.InFlight(), s.lim.Connections(), err)
+			return s.stopCutShort(err)
 		}
 		return nil
 	}
@@ -409,8 +409,7 @@ func (s *Server) Stop(ctx context.Context) error {
 	}
 	if err != nil && ctx.Err() != nil {
 		// Say what Stop was still waiting for when ctx ended.
-		err = fmt.Errorf("server: Stop ended by its context with %d requests in flight (handlers not returned) and %d connections open: %w",
-			s.lim.InFlight(), s.lim.Connections(), err)
+		err = s.stopCutShort(err)
 	}
 	if regErr != nil {
 		err = errors.Join(err, regErr)
@@ -431,6 +430,22 @@ func waitDone(ctx context.Context, ch <-chan struct{}) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// stopCutShort is the error of a Stop that its context ended (err): it
+// says what Stop was still waiting for.
+func (s *Server) stopCutShort(err error) error {
+	return fmt.Errorf("server: Stop ended by its context with %s in flight (handlers not returned) and %s open: %w",
+		count(s.lim.InFlight(), "request", "requests"), count(s.lim.Connections(), "connection", "connections"), err)
+}
+
+// count returns n followed by the noun in the number n takes: "1 request",
+// "0 requests", "2 requests".
+func count(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.FormatInt(n, 10) + " " + many
 }
 
 // drain waits until nothing is in flight and the connections are quiet, or

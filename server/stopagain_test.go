@@ -40,7 +40,7 @@ func TestStopAgainWaitsForStuckHandler(t *testing.T) {
 	expired, cancel2 := context.WithCancel(context.Background())
 	cancel2()
 	err := s.Stop(expired)
-	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "1 requests in flight") {
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), " 1 request in flight ") {
 		t.Errorf("a second Stop with an ended context while a handler runs = %v, want context.Canceled saying 1 request is in flight", err)
 	}
 
