@@ -233,10 +233,7 @@ func TestGracefulClose(t *testing.T) {
 	if err != nil || len(got) != 2 || got[0].Address != "127.0.0.1:1" {
 		t.Fatalf("Resolve: %+v %v", got, err)
 	}
-	w, err := res.Watch(ctx, "S")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := watch(t, res, "S")
 	defer w.Close()
 	nextWithin(t, w, time.Second)
 	if err := reg.Close(); err != nil {

@@ -62,10 +62,7 @@ func TestBadValueSkipped(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].Address != "a:1" {
 		t.Fatalf("Resolve = %v, %v; want only a:1", list, err)
 	}
-	w, err := res.Watch(ctx, "S")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := watch(t, res, "S")
 	defer w.Close()
 	if list, _ := nextWithin(t, w, time.Second); len(list) != 1 {
 		t.Fatalf("first list %v, want only a:1", list)
