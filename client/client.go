@@ -421,7 +421,12 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 		case rpcerr.Application, rpcerr.Business, rpcerr.Overloaded, rpcerr.Timeout:
 			// A whole reply was read: the connection is in step. (A
 			// Timeout here is the server's exception, a handler's
-			// timeout passed on: decodeReply reads no clock.)
+			// timeout passed on: decodeReply reads no clock.) But a
+			// PROTOCOL_ERROR exception says the server could not read
+			// the request: a Petrel server closes the connection after
+			// it (a request over its WithMaxMessageSize), which a
+			// Framed or Buffered reply cannot say.
+			reusable = reusable && !isProtocolException(err)
 		default:
 			reusable = false
 		}

@@ -79,6 +79,13 @@ func notTheCallsReply(typ thrift.MessageType, name, method string) bool {
 	return (typ == thrift.REPLY && name != method) || (typ != thrift.REPLY && typ != thrift.EXCEPTION)
 }
 
+// isProtocolException reports whether err is a PROTOCOL_ERROR
+// TApplicationException.
+func isProtocolException(err error) bool {
+	var ae *thrift.ApplicationException
+	return errors.As(err, &ae) && ae.Type == thrift.ExceptionProtocolError
+}
+
 // exceptionCode classifies a TApplicationException: Application, unless it
 // is a Petrel server's refusal (INTERNAL_ERROR whose message is the text of
 // an rpcerr.Error: "petrel: overloaded: ...", "petrel: shutting_down: ...",
