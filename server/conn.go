@@ -701,7 +701,15 @@ func (c *call) errorReply(h *transport.Header, result thrift.FastCodec, err erro
 		}
 		return thrift.EXCEPTION, ae
 	}
-	return thrift.EXCEPTION, thrift.NewApplicationException(thrift.ExceptionInternalError, handlerErrorText(err.Error()))
+	msg := handlerErrorText(err.Error())
+	if _, ok := rpcerr.CodeFromMessage(msg); !ok && errors.Is(err, context.DeadlineExceeded) {
+		// The handler gave up at a deadline, most often its context's,
+		// which is the caller's: said as a Petrel timeout, the caller
+		// reads it as one (a Timeout error) and not as the handler's
+		// failure, whichever of the reply and its own timer comes first.
+		msg = rpcerr.New(rpcerr.Timeout, "the handler of "+c.m.svc.info.Name+"."+c.m.info.Name+" returned "+msg).Error()
+	}
+	return thrift.EXCEPTION, thrift.NewApplicationException(thrift.ExceptionInternalError, msg)
 }
 
 // handlerErrorText is the message of the INTERNAL_ERROR exception that

@@ -39,12 +39,15 @@
 // error becomes a Thrift ApplicationException (EXCEPTION message):
 // INTERNAL_ERROR with the error's text, or the handler's own
 // *thrift.ApplicationException. A handler panic is recovered and answered
-// with INTERNAL_ERROR carrying the panic value; a panic while encoding a
-// reply (a result changed by another goroutine as it is written) closes the
-// connection, which may hold half the reply. An [rpcerr.BizStatusError] goes
-// back over TTHeader as a normal reply with the "biz-status", "biz-message"
-// and "biz-extra" (JSON) string keys, as Kitex does; over Framed and Buffered,
-// which have no header, as INTERNAL_ERROR. An error that is a nil pointer
+// with INTERNAL_ERROR carrying the panic value; so is a panic while encoding
+// a reply (a result changed by another goroutine as it is written), whose
+// partial reply is withdrawn first. An error that wraps
+// context.DeadlineExceeded (a handler giving up at its context's deadline,
+// which is the caller's) is answered with the text of a Petrel timeout, so
+// that a Petrel caller reads it as a Timeout error. An
+// [rpcerr.BizStatusError] goes back over TTHeader as a normal reply with the
+// "biz-status", "biz-message" and "biz-extra" (JSON) string keys, as Kitex
+// does; over Framed and Buffered, which have no header, as INTERNAL_ERROR. An error that is a nil pointer
 // (a nil *rpcerr.Error returned as error) or whose Error method panics is
 // answered with INTERNAL_ERROR saying so. An unknown method is answered
 // with UNKNOWN_METHOD, undecodable arguments with PROTOCOL_ERROR. Oneway

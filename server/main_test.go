@@ -49,6 +49,8 @@ func (h *handler) Echo(ctx context.Context, req *echotest.Request) (*echotest.Re
 		return nil, rpcerr.NewBizStatusError(1001, req.Msg).SetExtra("k", "v")
 	case "fail":
 		return nil, errors.New("plain failure: " + req.Msg)
+	case "ctxerr":
+		return nil, fmt.Errorf("querying the store: %w", context.DeadlineExceeded)
 	case "sleep":
 		d, _ := time.ParseDuration(req.Msg)
 		time.Sleep(d)
