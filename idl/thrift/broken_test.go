@@ -79,6 +79,12 @@ var brokenCases = map[string][]string{
 	"missing_brace.thrift": {
 		`4:1: expected '}' to close struct S, found "service"`,
 	},
+	"missing_paren.thrift": {
+		`3:1: expected ')' to close the arguments of f, found "}"`,
+	},
+	"wrong_bracket.thrift": {
+		`3:1: expected '}' to close struct T, found ")"`,
+	},
 	"multiple_errors.thrift": {
 		`3:6: unknown type "Unknown": no definition "Unknown" in testdata/broken/multiple_errors.thrift`,
 		`4:3: duplicate field id 1 in struct A: already used by field "x" (line 3)`,

@@ -335,7 +335,9 @@ func (p *parser) parseFields(closing, context string) []*Field {
 	var fields []*Field
 	implicit := 0
 	for !p.is(closing) {
-		if p.tok.kind == tokEOF || (p.tok.kind == tokIdent && definitionWords[p.tok.text]) {
+		if p.tok.kind == tokEOF || (p.tok.kind == tokIdent && definitionWords[p.tok.text]) ||
+			p.is(")") || p.is("}") {
+			// A closing bracket of the other kind: the list was not closed.
 			p.unexpected("'" + closing + "' to close " + context)
 		}
 		ft := p.tok

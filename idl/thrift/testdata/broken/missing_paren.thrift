@@ -1,0 +1,3 @@
+service S {
+  void f(1: i32 x
+}
