@@ -11,11 +11,12 @@ import (
 // net.Conn; its Reader and Writer give the nocopy API.
 //
 // The Reader side blocks until enough bytes arrive (or the read timeout, the
-// peer's close or a local Close); what the peer sent before closing stays
-// readable until a local Close, after which every read fails with
-// ErrConnClosed. Reader methods must not be called from two goroutines at once,
-// nor Writer methods. Flush writes everything queued and
-// blocks only while the socket is full (up to the write timeout).
+// peer's close, a local Close or the close of the SetReadCancel channel);
+// what the peer sent before closing stays readable until a local Close,
+// after which every read fails with ErrConnClosed. Reader methods must not
+// be called from two goroutines at once, nor Writer methods. Flush writes
+// everything queued and blocks only while the socket is full (up to the
+// write timeout).
 type Connection interface {
 	net.Conn
 	// Reader returns the nocopy read side.
@@ -28,6 +29,16 @@ type Connection interface {
 	// SetReadTimeout bounds each blocking read; 0 means no limit. A
 	// negative d is an error and changes nothing; so for the two below.
 	SetReadTimeout(d time.Duration) error
+	// SetReadCancel makes a later read that must wait for input end with
+	// ErrReadCanceled as soon as done is closed; with done closed already,
+	// such a read fails at once, while a read the buffered input satisfies
+	// still succeeds. It applies to every later read until changed; nil
+	// (the default) clears it. A canceled read consumes nothing, and the
+	// connection stays open: closing it, or reading on, is the caller's
+	// choice. Call it from the goroutine that reads, or with a
+	// happens-before edge to that goroutine's reads (a lock, a channel),
+	// not while a read waits.
+	SetReadCancel(done <-chan struct{})
 	// SetWriteTimeout bounds each Flush that must wait for the socket, from
 	// its first wait to its end; 0 means no limit.
 	SetWriteTimeout(d time.Duration) error

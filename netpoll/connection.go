@@ -51,6 +51,7 @@ type connection struct {
 	rfired       *readAlarm                 // what rtimer sets when it fires; made with rtimer
 	rarmed       int64                      // the deadline rtimer is armed for, 0 if none; reader goroutine only
 	wtimer       *time.Timer                // the flusher's deadline timer, reused; guarded by writeMu
+	rcancel      <-chan struct{}            // SetReadCancel's: a waiting read ends when it closes; nil none; reader goroutine only
 	readTimeout  atomic.Int64               // time.Duration
 	writeTimeout atomic.Int64               // time.Duration
 	readDeadline atomic.Int64               // UnixNano; 0 none
@@ -459,6 +460,7 @@ func (c *connection) waitReadSlow(n int) error {
 	if t := c.readTimeout.Load(); t > 0 {
 		timeoutAt = afterNow(t)
 	}
+	cancel := c.rcancel
 	// The timer stays armed across waits for the earliest deadline it was
 	// set to: a later deadline (the usual case: each call's is later than
 	// the last) needs no Reset; when it fires early the deadline is checked
@@ -471,6 +473,15 @@ func (c *connection) waitReadSlow(n int) error {
 		case statePeerClosed:
 			if c.in.Len() < n {
 				return c.errClosed()
+			}
+		}
+		if cancel != nil {
+			// Closed already: fail before arming a timer, whatever wake-up
+			// the channel below holds.
+			select {
+			case <-cancel:
+				return ErrReadCanceled
+			default:
 			}
 		}
 		dl := c.readDeadline.Load()
@@ -496,8 +507,17 @@ func (c *connection) waitReadSlow(n int) error {
 			}
 		}
 		// One channel for input and the deadline: a receive costs less
-		// than a select over two.
-		<-c.readCh
+		// than a select over two, which only a read that can be canceled
+		// pays.
+		if cancel == nil {
+			<-c.readCh
+		} else {
+			select {
+			case <-c.readCh:
+			case <-cancel:
+				return ErrReadCanceled
+			}
+		}
 		if c.rfired != nil && c.rfired.fired.Swap(false) {
 			c.rarmed = 0
 			if dl != 0 && time.Now().UnixNano() >= dl && c.in.Len() < n {
@@ -982,6 +1002,12 @@ func unixNano(t time.Time) int64 {
 func negativeTimeout(method string, d time.Duration) error {
 	return fmt.Errorf("netpoll: %s(%v): negative timeout (0 means no limit)", method, d)
 }
+
+// SetReadCancel makes a read that must wait end with ErrReadCanceled once
+// done is closed; nil clears it. A plain field: the reader goroutine sets
+// it (or one with a happens-before edge to its reads), and waitReadSlow
+// reads it once per wait.
+func (c *connection) SetReadCancel(done <-chan struct{}) { c.rcancel = done }
 
 // SetReadTimeout bounds each blocking read; 0 means no limit.
 func (c *connection) SetReadTimeout(d time.Duration) error {

@@ -16,6 +16,10 @@ var (
 	ErrConnReset = fmt.Errorf("netpoll: connection reset by peer: %w", syscall.ECONNRESET)
 	// ErrLoopClosed reports use of an event loop after Shutdown.
 	ErrLoopClosed = errors.New("netpoll: event loop shut down")
+	// ErrReadCanceled reports a read that ended, without the input it waited
+	// for, because the channel given to SetReadCancel closed. The connection
+	// stays open.
+	ErrReadCanceled = errors.New("netpoll: read canceled: the channel given to SetReadCancel closed before the input the read waited for came")
 	// ErrUnsupported reports a platform without epoll or kqueue.
 	ErrUnsupported = errors.New("netpoll: no epoll or kqueue on this platform")
 )
