@@ -28,34 +28,7 @@ func (c *doneSignal) Done() <-chan struct{} {
 // slots dropped with the address, where nothing but Close reaches it (its
 // reader and socket stayed until then, one per flap).
 func TestMuxDialAcrossInstanceFlapKeepsConnection(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var accepted []net.Conn
-	wg.Go(func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			accepted = append(accepted, conn)
-			mu.Unlock()
-		}
-	})
-	defer func() {
-		ln.Close()
-		wg.Wait()
-		mu.Lock()
-		for _, conn := range accepted {
-			conn.Close()
-		}
-		mu.Unlock()
-	}()
-	addr := ln.Addr().String()
+	addr := silentServer(t)
 	c, err := New("svc", WithHostPorts(addr), WithMuxConnection(1))
 	if err != nil {
 		t.Fatal(err)
@@ -97,4 +70,39 @@ func TestMuxDialAcrossInstanceFlapKeepsConnection(t *testing.T) {
 	if n := p.stats().Open; n != 1 {
 		t.Fatalf("%d connections open, want 1", n)
 	}
+}
+
+// silentServer listens on a loopback port, accepts every connection and
+// never reads or writes: its connections stay open until the test ends.
+// It returns the address.
+func silentServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var accepted []net.Conn
+	wg.Go(func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			accepted = append(accepted, conn)
+			mu.Unlock()
+		}
+	})
+	t.Cleanup(func() {
+		ln.Close()
+		wg.Wait()
+		mu.Lock()
+		for _, conn := range accepted {
+			conn.Close()
+		}
+		mu.Unlock()
+	})
+	return ln.Addr().String()
 }

@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"net"
 	"runtime"
 	"sync"
 	"testing"
@@ -49,34 +48,7 @@ func (c *closedAfterCheck) IsActive() bool {
 // closed, and PoolStats counted an idle connection that no longer counted
 // as open.
 func TestLongPoolPutRacingPeerClose(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var accepted []net.Conn
-	wg.Go(func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			accepted = append(accepted, conn)
-			mu.Unlock()
-		}
-	})
-	defer func() {
-		ln.Close()
-		wg.Wait()
-		mu.Lock()
-		for _, conn := range accepted {
-			conn.Close()
-		}
-		mu.Unlock()
-	}()
-	addr := ln.Addr().String()
+	addr := silentServer(t)
 	p := newLongPool(&dialer{network: "tcp"}, LongPoolConfig{MaxIdlePerAddress: 1, MaxIdleTimeout: time.Minute})
 	defer p.close()
 	deadline := time.Now().Add(5 * time.Second)
