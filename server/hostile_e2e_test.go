@@ -203,6 +203,23 @@ func TestTTHeaderUnreadRepliesBounded(t *testing.T) {
 	}
 }
 
+// serveAsync serves impl with a new server of opts on a loopback port; the
+// server's Serve returns into served.
+func serveAsync(t *testing.T, impl echotest.Echo, opts ...server.Option) (*server.Server, string, chan error) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := server.New(opts...)
+	if err := s.RegisterService(echotest.EchoServiceInfo, impl); err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	return s, ln.Addr().String(), served
+}
+
 // blockHandler blocks Echo until release; it keeps the ctx and uses it
 // after returning.
 type blockHandler struct {
@@ -231,17 +248,8 @@ func TestStopWithBlockedHandler(t *testing.T) {
 	for _, p := range protocols {
 		t.Run(p.String(), func(t *testing.T) {
 			h := &blockHandler{entered: make(chan struct{}, 1), release: make(chan struct{}), kept: make(chan context.Context, 1)}
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := server.New(server.WithExitWaitTime(100 * time.Millisecond))
-			if err := s.RegisterService(echotest.EchoServiceInfo, h); err != nil {
-				t.Fatal(err)
-			}
-			served := make(chan error, 1)
-			go func() { served <- s.Serve(ln) }()
-			c := dial(t, ln.Addr().String(), p)
+			s, addr, served := serveAsync(t, h, server.WithExitWaitTime(100*time.Millisecond))
+			c := dial(t, addr, p)
 			c.call(1, "echo", "first", nil)
 			kept := <-h.kept
 			if err := c.send("echo", thrift.CALL, 2, &echotest.EchoEchoArgs{Req: &echotest.Request{Action: "block"}}, nil); err != nil {
@@ -253,7 +261,7 @@ func TestStopWithBlockedHandler(t *testing.T) {
 			}
 			<-h.entered
 			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-			err = s.Stop(ctx)
+			err := s.Stop(ctx)
 			cancel()
 			if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "in flight") {
 				t.Errorf("Stop = %v, want DeadlineExceeded saying what is in flight", err)
@@ -303,17 +311,8 @@ func TestStopWithBlockedHandler(t *testing.T) {
 func TestStopWithUnreadRepliesNoWriteTimeout(t *testing.T) {
 	for _, p := range protocols {
 		t.Run(p.String(), func(t *testing.T) {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := server.New(server.WithWriteTimeout(0), server.WithExitWaitTime(300*time.Millisecond))
-			if err := s.RegisterService(echotest.EchoServiceInfo, &handler{}); err != nil {
-				t.Fatal(err)
-			}
-			served := make(chan error, 1)
-			go func() { served <- s.Serve(ln) }()
-			raw, err := net.Dial("tcp", ln.Addr().String())
+			s, addr, served := serveAsync(t, &handler{}, server.WithWriteTimeout(0), server.WithExitWaitTime(300*time.Millisecond))
+			raw, err := net.Dial("tcp", addr)
 			if err != nil {
 				t.Fatal(err)
 			}

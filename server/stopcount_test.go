@@ -3,7 +3,6 @@ package server_test
 import (
 	"context"
 	"errors"
-	"net"
 	"regexp"
 	"strings"
 	"testing"
@@ -20,17 +19,8 @@ import (
 // same grammar; a second Stop that times out says the same.
 func TestStopErrorCounts(t *testing.T) {
 	h := &blockHandler{entered: make(chan struct{}, 1), release: make(chan struct{}), kept: make(chan context.Context, 1)}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := server.New(server.WithExitWaitTime(100 * time.Millisecond))
-	if err := s.RegisterService(echotest.EchoServiceInfo, h); err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ln) }()
-	c := dial(t, ln.Addr().String(), transport.TTHeader)
+	s, addr, served := serveAsync(t, h, server.WithExitWaitTime(100*time.Millisecond))
+	c := dial(t, addr, transport.TTHeader)
 	if err := c.send("echo", thrift.CALL, 1, &echotest.EchoEchoArgs{Req: &echotest.Request{Action: "block"}}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +28,7 @@ func TestStopErrorCounts(t *testing.T) {
 	bad := regexp.MustCompile(`\b1 (requests|connections)\b`)
 	for i := 0; i < 2; i++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		err = s.Stop(ctx)
+		err := s.Stop(ctx)
 		cancel()
 		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), " 1 request in flight ") || bad.MatchString(err.Error()) {
 			t.Errorf("Stop #%d = %v; want DeadlineExceeded saying \"1 request in flight\" in the singular", i+1, err)
