@@ -105,9 +105,11 @@ func New(service string, opts ...Option) (*Client, error) {
 // error of code rpcerr.Timeout, which is a net.Error with Timeout() true,
 // and a reply arriving later is discarded. A deadline past 2262 (a timeout
 // of math.MaxInt64) is in effect none. Other failures:
-//   - rpcerr.Canceled: ctx was canceled (the multiplexed pool stops waiting
-//     at once; the short and long pools see it when the reply or the
-//     deadline comes, see WithLongConnection);
+//   - rpcerr.Canceled: ctx was canceled; the error wraps ctx.Err(). A
+//     call waiting for its reply stops waiting at once, on every pool (the
+//     short and long pools close its connection). In the short and long
+//     pools a request still being written (a Flush waiting for room in
+//     the socket) is bounded by the deadline only;
 //   - rpcerr.Connection: dialing, writing or reading failed (the connection
 //     is closed and the pool replaces it);
 //   - rpcerr.Protocol: the reply's bytes were bad or over WithMaxMessageSize;
@@ -369,6 +371,11 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	reusable := false
 	defer func() { c.pool.put(pc, reusable) }()
 	conn := pc.conn
+	// The read of the reply ends as soon as ctx is canceled (ioError then
+	// returns ctx's error, and the connection, out of step, is closed).
+	// Set on every call, nil too (context.Background's): a pooled
+	// connection must not keep watching an earlier call's channel.
+	conn.SetReadCancel(ctx.Done())
 	ri := &cs.ri
 	ri.RemoteAddr, ri.LocalAddr = conn.RemoteAddr(), conn.LocalAddr()
 	if !pc.arm(deadline) {

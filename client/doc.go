@@ -55,8 +55,8 @@
 // The short pool dials per call. The long pool keeps idle connections per
 // address (LIFO), never hands out one whose peer closed it
 // (netpoll.Connection.IsActive, no I/O), and closes instead of keeping a
-// connection after a failed write or read, bad reply bytes, a timeout or a
-// reply carrying the server's drop flag ("crrst"); a whole reply that is an
+// connection after a failed write or read, bad reply bytes, a timeout, a
+// cancellation or a reply carrying the server's drop flag ("crrst"); a whole reply that is an
 // application exception or a business status keeps it. The multiplexed pool shares a few connections per
 // address among all callers: each request is registered under its sequence
 // id, written under the connection's write lock, and the last of a group of

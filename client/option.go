@@ -333,8 +333,8 @@ func WithShortConnection() Option {
 // defaults.
 //
 // The caller waits for its reply on the connection itself, bounded by the
-// call's deadline; a context canceled before its deadline is seen when the
-// reply or the deadline comes (WithMuxConnection stops waiting at once).
+// call's deadline; a context canceled before then ends the wait at once,
+// and the connection, whose reply may still come, is closed.
 func WithLongConnection(cfg LongPoolConfig) Option {
 	return optionFunc(func(c *config) {
 		if err := cfg.Validate(); err != nil {

@@ -1,0 +1,205 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/petrel-rpc/petrel/client"
+	"github.com/petrel-rpc/petrel/rpcerr"
+)
+
+// flipServer leaves the first connection it accepts unanswered (it reads
+// and signals got at its first bytes) and passes every later one through
+// to a live server: a call canceled on the first connection is followed by
+// calls that must not be sent on it.
+type flipServer struct {
+	ln       net.Listener
+	live     string
+	got      chan struct{}
+	accepted atomic.Int32
+
+	mu    sync.Mutex
+	conns []net.Conn // guarded by mu
+	wg    sync.WaitGroup
+}
+
+func startFlipServer(t *testing.T, live string) *flipServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &flipServer{ln: ln, live: live, got: make(chan struct{}, 16)}
+	s.wg.Go(s.accept)
+	t.Cleanup(func() {
+		ln.Close()
+		s.mu.Lock()
+		for _, c := range s.conns {
+			c.Close()
+		}
+		s.mu.Unlock()
+		s.wg.Wait()
+	})
+	return s
+}
+
+func (s *flipServer) addr() string { return s.ln.Addr().String() }
+
+// track keeps c to close at cleanup.
+func (s *flipServer) track(c net.Conn) {
+	s.mu.Lock()
+	s.conns = append(s.conns, c)
+	s.mu.Unlock()
+}
+
+func (s *flipServer) accept() {
+	for {
+		conn, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		s.track(conn)
+		if s.accepted.Add(1) == 1 {
+			s.wg.Go(func() {
+				b := make([]byte, 4096)
+				first := true
+				for {
+					if _, err := conn.Read(b); err != nil {
+						return
+					}
+					if first {
+						first = false
+						s.got <- struct{}{}
+					}
+				}
+			})
+			continue
+		}
+		up, err := net.Dial("tcp", s.live)
+		if err != nil {
+			conn.Close()
+			continue
+		}
+		s.track(up)
+		pass := func(dst, src net.Conn) {
+			io.Copy(dst, src)
+			dst.Close()
+			src.Close()
+		}
+		s.wg.Go(func() { pass(up, conn) })
+		s.wg.Go(func() { pass(conn, up) })
+	}
+}
+
+// callResult waits up to limit for a call's error.
+func callResult(t *testing.T, res <-chan error, limit time.Duration, what string) error {
+	t.Helper()
+	tm := time.NewTimer(limit)
+	defer tm.Stop()
+	select {
+	case err := <-res:
+		return err
+	case <-tm.C:
+		t.Fatalf("%s: the call still waits %v after its context was canceled", what, limit)
+		return nil
+	}
+}
+
+// TestCancelEndsCallWaitingForReply: a call waiting for the reply of a
+// server that never answers ends at once when its context (which has no
+// deadline) is canceled, on every pool and transport, with or without an
+// RPC timeout, with an error that wraps context.Canceled. The short and
+// long pools then hold no connection for it (the connection is out of step
+// and closed), and the next call goes out on a new connection and gets
+// its reply. Before, the short and long pools' calls waited until the RPC
+// timeout, or for good without one.
+func TestCancelEndsCallWaitingForReply(t *testing.T) {
+	live := startServer(t)
+	for _, s := range setups() {
+		for _, rpcTimeout := range []time.Duration{0, time.Minute} {
+			name := s.name + "/no rpc timeout"
+			if rpcTimeout > 0 {
+				name = s.name + "/rpc timeout 1m"
+			}
+			t.Run(name, func(t *testing.T) {
+				srv := startFlipServer(t, live.Addr())
+				c := newClient(t, srv.addr(), s, client.WithRPCTimeout(rpcTimeout))
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				res := make(chan error, 1)
+				go func() {
+					_, err := echo(ctx, c, &echoArgs{Msg: []byte("hello")})
+					res <- err
+				}()
+				<-srv.got // the request reached the server: the call waits for its reply
+				start := time.Now()
+				cancel()
+				err := callResult(t, res, 2*time.Second, name)
+				if d := time.Since(start); d > time.Second {
+					t.Errorf("the call ended %v after the cancel", d)
+				}
+				if !errors.Is(err, context.Canceled) || rpcerr.CodeOf(err) != rpcerr.Canceled {
+					t.Fatalf("the canceled call returned %v (code %v), want a Canceled error wrapping context.Canceled", err, rpcerr.CodeOf(err))
+				}
+				if !strings.Contains(err.Error(), "reply") {
+					t.Errorf("the canceled call's error %q does not say it waited for the reply", err)
+				}
+				if strings.HasPrefix(s.name, "mux/") {
+					return // its connection is shared and stays
+				}
+				if open := c.PoolStats().Open; open != 0 {
+					t.Errorf("PoolStats().Open = %d after the canceled call, want 0", open)
+				}
+				res2 := make(chan error, 1)
+				go func() {
+					r, err := echo(context.Background(), c, &echoArgs{Msg: []byte("again")}, client.WithCallTimeout(5*time.Second))
+					if err == nil && string(r.Success) != "again" {
+						err = errors.New("the reply echoed " + string(r.Success))
+					}
+					res2 <- err
+				}()
+				if err := callResult(t, res2, 10*time.Second, "the next call"); err != nil {
+					t.Fatalf("the call after the canceled one: %v", err)
+				}
+				if n := srv.accepted.Load(); n != 2 {
+					t.Errorf("the server accepted %d connections, want 2 (the canceled call's and a new one)", n)
+				}
+			})
+		}
+	}
+}
+
+// TestCanceledBeforeCall: a call whose context is canceled before it
+// starts fails at once with a Canceled error, having dialed nothing.
+func TestCanceledBeforeCall(t *testing.T) {
+	for _, s := range setups() {
+		t.Run(s.name, func(t *testing.T) {
+			srv := startFlipServer(t, "127.0.0.1:1")
+			c := newClient(t, srv.addr(), s, client.WithRPCTimeout(0))
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			res := make(chan error, 1)
+			go func() {
+				_, err := echo(ctx, c, &echoArgs{Msg: []byte("hello")})
+				res <- err
+			}()
+			err := callResult(t, res, 2*time.Second, s.name)
+			if !errors.Is(err, context.Canceled) || rpcerr.CodeOf(err) != rpcerr.Canceled {
+				t.Fatalf("the call returned %v, want a Canceled error wrapping context.Canceled", err)
+			}
+			if n := srv.accepted.Load(); n != 0 {
+				t.Errorf("the server accepted %d connections, want none", n)
+			}
+			if open := c.PoolStats().Open; open != 0 {
+				t.Errorf("PoolStats().Open = %d, want 0", open)
+			}
+		})
+	}
+}
