@@ -123,6 +123,15 @@ func (s *Server) onRequest(ctx context.Context, conn netpoll.Connection) error {
 			putCall(c)
 			if errors.Is(err, transport.ErrFrameTooLarge) {
 				cs.refuseOversized()
+			} else if f, ok := transport.RefusedFrameOf(err); ok && cs.proto == transport.TTHeader {
+				if cs.refuseFrame(f, err) {
+					// The frame was consumed whole: the next one follows.
+					r.Release()
+					if r.Len() == 0 {
+						break
+					}
+					continue
+				}
 			}
 			cs.flushQueued()
 			if concurrent {
@@ -190,6 +199,50 @@ func (cs *connState) refuseOversized() {
 	msg := fmt.Sprintf("server: request of %d bytes exceeds the limit of %d (server.WithMaxMessageSize)", size, s.cfg.maxMsgSize)
 	cs.write(h, name, thrift.EXCEPTION, seq, payload, thrift.NewApplicationException(thrift.ExceptionProtocolError, msg), false)
 	putCall(c)
+}
+
+// refuseFrame answers the TTHeader request whose frame the transport
+// refused for its header (err, describing f: an info block it cannot
+// decode, a transform, a header size that does not fit) with a
+// PROTOCOL_ERROR exception saying what was wrong, under the request's
+// sequence id, flags and payload protocol, so that its client learns why
+// it is not served. It reports whether the connection goes on: when the
+// frame was consumed whole (its LENGTH and magic were good, so the next
+// frame follows it), as after arguments that cannot be decoded; otherwise
+// the reply carries crrst and the connection closes. A oneway request, or
+// one in a payload protocol Petrel cannot write, is not answered.
+func (cs *connState) refuseFrame(f transport.RefusedFrame, err error) bool {
+	if f.HasMessage && f.Type == thrift.ONEWAY {
+		return f.Whole
+	}
+	if f.PayloadProtocol != transport.PayloadBinary && f.PayloadProtocol != transport.PayloadCompact {
+		return false
+	}
+	seq, name := f.SeqID, ""
+	if f.HasMessage {
+		seq, name = f.MessageSeqID, bareMethod(f.Name)
+	}
+	msg := err.Error()
+	if e := (*rpcerr.Error)(nil); errors.As(err, &e) {
+		msg = e.Msg
+	}
+	c := getCall()
+	c.s, c.cs = cs.s, cs
+	h := &c.hdr
+	h.Reset()
+	h.Flags = f.Flags
+	if !f.Whole {
+		// The connection closes after this reply: a pooling client must
+		// not send on it again.
+		h.SetStr(transport.StrKeyConnReset, "1")
+	}
+	werr := cs.write(h, name, thrift.EXCEPTION, seq, f.PayloadProtocol,
+		thrift.NewApplicationException(thrift.ExceptionProtocolError, "server: request refused: "+msg), false)
+	putCall(c)
+	if werr == nil && f.Whole {
+		werr = cs.flushQueued()
+	}
+	return werr == nil && f.Whole
 }
 
 // reqReader is the connection's Reader as onRequest reads requests with

@@ -73,7 +73,13 @@
 // between requests; WithIdleTimeout does that. WithWriteTimeout (5 s by
 // default) closes a connection whose client leaves a batch of replies
 // unread that long once the socket is full. Bad bytes close
-// the connection; they never panic the server. Requests read before them
+// the connection; they never panic the server. A TTHeader request whose
+// header is refused (an info block that cannot be decoded, such as an
+// unknown info id; a transform; a header size that does not fit its frame)
+// is first answered with a PROTOCOL_ERROR exception saying what was wrong;
+// when its frame was consumed whole (its length and magic were good) the
+// connection then goes on, otherwise the reply carries "crrst" and the
+// connection closes. Requests read before them
 // (or before a request that times out) are still answered: on a TTHeader
 // connection the server reads no more and closes it once their replies
 // are written. [Server.Stats] counts what was rejected.

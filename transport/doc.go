@@ -57,5 +57,6 @@
 // bytes, a Buffered message's declared sizes against maxSize and
 // codec/thrift's limits. Bad bytes never panic; they give an *rpcerr.Error
 // with code rpcerr.Protocol (errors.Is finds ErrFrameTooLarge, ErrBadFrame,
-// ErrBadMessage, ErrUnsupported).
+// ErrBadMessage, ErrUnsupported). RefusedFrameOf tells, for a TTHeader
+// frame refused for its header, how a reply to it can be addressed.
 package transport

@@ -112,3 +112,90 @@ func TestReadMessageHeadErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedFrameOf: a TTHeader frame refused for its header (an unknown
+// info id, a transform, a header size that does not fit or is over the
+// limit) gives, besides its error kind, what a reply needs: the frame's
+// flags, sequence number and payload protocol, and the message's header
+// when the payload can be read; the frames consumed whole say so, and
+// those refused from their head leave the reader where it was. A frame
+// refused before its protocol id is known gives nothing.
+func TestRefusedFrameOf(t *testing.T) {
+	lb := buf.NewLinkBuffer()
+	h := &transport.Header{Protocol: transport.TTHeader, PayloadProtocol: transport.PayloadCompact, Flags: 0x9}
+	if err := transport.WriteMessage(lb, transport.TTHeader, h, "method", thrift.CALL, 4242, headArgs{10}); err != nil {
+		t.Fatal(err)
+	}
+	lb.Flush()
+	good := append([]byte(nil), lb.Bytes()...)
+	hs := int(binary.BigEndian.Uint16(good[12:])) * 4
+	// with returns good with b inserted at offset at of its variable
+	// header, and nt as its transform count.
+	with := func(at int, nt byte, b ...byte) []byte {
+		f := append(append(append([]byte(nil), good[:14+at]...), b...), good[14+at:]...)
+		binary.BigEndian.PutUint32(f, uint32(len(f)-4))
+		binary.BigEndian.PutUint16(f[12:], uint16((hs+len(b))/4))
+		f[15] = nt
+		return f
+	}
+	size := func(n uint16) []byte {
+		f := append([]byte(nil), good...)
+		binary.BigEndian.PutUint16(f[12:], n)
+		return f
+	}
+	for _, tc := range []struct {
+		name    string
+		frame   []byte
+		kind    error
+		whole   bool
+		message bool
+	}{
+		{"unknown info id", with(hs, 0, 0x20, 0, 0, 0), transport.ErrBadFrame, true, true},
+		{"string past header", with(hs, 0, 0x01, 0, 1, 0, 9, 0, 0, 0), transport.ErrBadFrame, true, true},
+		{"transform", with(2, 1, 3, 0, 0, 0), transport.ErrUnsupported, true, false},
+		{"header past frame", size(0x4000), transport.ErrBadFrame, false, false},
+		{"header over 64 KiB", size(0x4001), transport.ErrBadFrame, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			check := func(how string, err error, whole bool) {
+				t.Helper()
+				if !errors.Is(err, tc.kind) {
+					t.Fatalf("%s: err = %v, want %v", how, err, tc.kind)
+				}
+				f, ok := transport.RefusedFrameOf(err)
+				if !ok || f.Flags != 0x9 || f.SeqID != 4242 || f.PayloadProtocol != transport.PayloadCompact || f.Size != len(tc.frame) || f.Whole != whole {
+					t.Fatalf("%s: RefusedFrameOf(%v) = %+v, %v", how, err, f, ok)
+				}
+				if f.HasMessage != tc.message || (tc.message && (f.Name != "method" || f.Type != thrift.CALL || f.MessageSeqID != 4242)) {
+					t.Fatalf("%s: message header %+v, want it: %v", how, f, tc.message)
+				}
+			}
+			r := buf.NewLinkBufferFrom(tc.frame)
+			_, err := transport.ReadFrame(r, transport.TTHeader, 1<<20, nil)
+			check("ReadFrame", err, tc.whole)
+			if left := r.Len(); tc.whole != (left == 0) || !tc.whole && left != len(tc.frame) {
+				t.Errorf("ReadFrame left %d of %d bytes", left, len(tc.frame))
+			}
+			_, _, err = transport.DecodeTTHeader(tc.frame, 1<<20, nil)
+			check("DecodeTTHeader", err, tc.whole)
+			if !tc.whole {
+				// The protocol id has not arrived: nothing to address.
+				_, err := transport.ReadFrame(buf.NewLinkBufferFrom(tc.frame[:14]), transport.TTHeader, 1<<20, nil)
+				if _, ok := transport.RefusedFrameOf(err); !errors.Is(err, tc.kind) || ok {
+					t.Errorf("14 bytes: err = %v, RefusedFrameOf ok %v; want %v and false", err, ok, tc.kind)
+				}
+			}
+		})
+	}
+	for _, b := range [][]byte{
+		{0, 0, 0, 12, 0x10, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0},      // header size 0
+		{0, 0, 0, 12, 0x10, 1, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0},      // bad magic
+		{0, 0, 0, 10, 0x10, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0x10, 0, 0, 0},   // header past a frame of 14 bytes
+		{0x7f, 0xff, 0xff, 0xff, 0x10, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0}, // too large
+	} {
+		_, err := transport.ReadFrame(buf.NewLinkBufferFrom(b), transport.TTHeader, 1<<20, nil)
+		if f, ok := transport.RefusedFrameOf(err); err == nil || ok {
+			t.Errorf("% x: err %v, RefusedFrameOf = %+v, %v; want an error and false", b, err, f, ok)
+		}
+	}
+}

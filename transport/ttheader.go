@@ -50,6 +50,13 @@ func readTTHeader(r buf.Reader, maxSize int, h *Header) ([]byte, error) {
 	}
 	n, hs, err := checkTTHead(head, maxSize)
 	if err != nil {
+		if r.Len() > ttFixed {
+			// With the PROTOCOL ID arrived, a refused header size can
+			// say how to address a reply (RefusedFrameOf).
+			if b, perr := r.Peek(ttFixed + 1); perr == nil {
+				_, _, err = checkTTHead(b, maxSize)
+			}
+		}
 		return nil, err
 	}
 	frame, err := r.Next(n)
@@ -60,7 +67,8 @@ func readTTHeader(r buf.Reader, maxSize int, h *Header) ([]byte, error) {
 }
 
 // checkTTHead checks the fixed part of a TTHeader frame and returns the
-// frame's size and its header's size.
+// frame's size and its header's size. When head also holds the PROTOCOL ID,
+// a refused header size carries the frame's head (RefusedFrameOf).
 func checkTTHead(head []byte, maxSize int) (n, hs int, err error) {
 	l := binary.BigEndian.Uint32(head)
 	if l > maxWireFrame {
@@ -79,9 +87,9 @@ func checkTTHead(head []byte, maxSize int) (n, hs int, err error) {
 	case hs < 2:
 		return 0, 0, protoErr(ErrBadFrame, "ttheader: header size %d is below the 2 bytes of protocol id and transform count", hs)
 	case hs > MaxHeaderSize:
-		return 0, 0, protoErr(ErrBadFrame, "ttheader: header of %d bytes exceeds the limit of %d", hs, MaxHeaderSize)
+		return 0, 0, refusedHead(protoErr(ErrBadFrame, "ttheader: header of %d bytes exceeds the limit of %d", hs, MaxHeaderSize), head, n)
 	case ttFixed+hs > n:
-		return 0, 0, protoErr(ErrBadFrame, "ttheader: header of %d bytes does not fit in a frame of %d", hs, n)
+		return 0, 0, refusedHead(protoErr(ErrBadFrame, "ttheader: header of %d bytes does not fit in a frame of %d", hs, n), head, n)
 	}
 	return n, hs, nil
 }
@@ -97,9 +105,13 @@ func decodeTTFrame(frame []byte, hs int, h *Header) ([]byte, error) {
 	h.Flags = binary.BigEndian.Uint16(frame[6:])
 	h.SeqID = int32(binary.BigEndian.Uint32(frame[8:]))
 	if err := h.decodeInfo(frame[ttFixed : ttFixed+hs]); err != nil {
-		return nil, err
+		return nil, refusedFrame(err, frame, hs)
 	}
-	return unframePayload(frame[ttFixed+hs:], h.PayloadProtocol)
+	p, err := unframePayload(frame[ttFixed+hs:], h.PayloadProtocol)
+	if err != nil {
+		return nil, refusedFrame(err, frame, hs)
+	}
+	return p, nil
 }
 
 // unframePayload removes the 4-byte length a Kitex client configured with
