@@ -805,7 +805,12 @@ func compactSkip(b []byte, pos int, t TType, depth int) (int, error) {
 	}
 	switch t {
 	case I16:
-		_, m, err := readUvarint32(b[pos:], "I16")
+		u, m, err := readUvarint32(b[pos:], "I16")
+		if err == nil {
+			if v := unzig32(u); v != int32(int16(v)) {
+				return pos, newError(InvalidData, "i16 value %d out of range", v)
+			}
+		}
 		return pos + m, err
 	case I32:
 		_, m, err := readUvarint32(b[pos:], "I32")

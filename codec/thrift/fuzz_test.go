@@ -43,6 +43,75 @@ func fuzzSkip(t *testing.T, p proto, in []byte, typ byte) {
 	if used > allocBudget(len(in)) {
 		t.Fatalf("Skip allocated %d bytes for %d input bytes", used, len(in))
 	}
+	fullRead(t, p.name == compactProto.name, in, thrift.TType(typ), n, err)
+}
+
+// fullRead checks Skip against a reader that decodes every value: the
+// converter to the other protocol (what a proxy does with unknown fields).
+// It must fail where Skip failed, and take exactly the n bytes Skip measured
+// where Skip succeeded; what it writes must skip to its end in the other
+// protocol, and convert back to a value that skips to its end again.
+func fullRead(t *testing.T, compact bool, in []byte, typ thrift.TType, n int, skipErr error) {
+	t.Helper()
+	// toOther converts a value of this protocol (compact if c) into the
+	// other one, and returns the converted value without its field header.
+	toOther := func(c bool, v []byte) ([]byte, bool, error) {
+		if c {
+			out, err := bp.AppendUnknownFromCompact(nil, typ, 1, false, v)
+			if err != nil {
+				return nil, false, err
+			}
+			_, _, m, err := bp.ReadFieldBegin(out)
+			if err != nil {
+				t.Fatalf("converted field header %x: %v", out, err)
+			}
+			return out[m:], false, nil
+		}
+		out, err := cp.AppendUnknownFromBinary(nil, typ, 1, v)
+		if err != nil {
+			return nil, false, err
+		}
+		_, _, _, hasBool, m, err := cp.ReadFieldBegin(out, 0)
+		if err != nil {
+			t.Fatalf("converted field header %x: %v", out, err)
+		}
+		return out[m:], hasBool, nil
+	}
+	skipIn := func(c bool, v []byte) (int, error) {
+		if c {
+			return cp.Skip(v, typ, 0)
+		}
+		return bp.Skip(v, typ, 0)
+	}
+	if skipErr != nil {
+		if compact && typ == thrift.BOOL && len(in) == 0 {
+			return // for the converter, no bytes means a bool in the field header
+		}
+		if _, _, err := toOther(compact, in); err == nil {
+			t.Fatalf("Skip failed (%v) but the full reader took the value", skipErr)
+		}
+		return
+	}
+	other, inHeader, err := toOther(compact, in[:n])
+	if err != nil {
+		t.Fatalf("Skip took %d bytes but the full reader failed on them: %v", n, err)
+	}
+	if inHeader { // a compact bool field carries its value in the header
+		return
+	}
+	if m, err := skipIn(!compact, other); err != nil || m != len(other) {
+		t.Fatalf("converted value of %d bytes skips %d, %v", len(other), m, err)
+	}
+	back, inHeader, err := toOther(!compact, other)
+	if err != nil {
+		t.Fatalf("converting back: %v", err)
+	}
+	if inHeader {
+		return
+	}
+	if m, err := skipIn(compact, back); err != nil || m != len(back) {
+		t.Fatalf("value converted back, %d bytes, skips %d, %v", len(back), m, err)
+	}
 }
 
 func FuzzBinarySkip(f *testing.F) {
