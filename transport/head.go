@@ -64,29 +64,17 @@ func ReadMessageHead(b []byte, p Protocol, h *Header) (size uint64, name string,
 		if h.PayloadProtocol == PayloadBinary {
 			// A TTHeaderFramed payload (see unframePayload) is told from a
 			// bare message by its bytes 4-5.
-			if len(payload) < 6 && uint64(len(b)) < size {
+			if len(payload) < 8 && uint64(len(b)) < size {
 				return 0, "", 0, 0, ErrNeedMore
 			}
-			if len(payload) >= 6 && payload[0]&0x80 == 0 && payload[4] == 0x80 && payload[5] == 0x01 {
+			if isFramedPayload(payload) {
 				payload = payload[4:]
 			}
 		}
 	default:
 		return 0, "", 0, 0, protoErr(ErrUnsupported, "ReadMessageHead: protocol %v has no frame length", p)
 	}
-	switch h.PayloadProtocol {
-	case PayloadBinary:
-		name, typ, seq, _, err = readBinaryMessageBegin(payload)
-	case PayloadCompact:
-		name, typ, seq, _, err = thrift.Compact.ReadMessageBegin(payload)
-		if err != nil {
-			err = wrapProto(ErrBadMessage, err, "compact message header")
-		} else if typ < thrift.CALL || typ > thrift.ONEWAY {
-			err = protoErr(ErrBadMessage, "message type %d", typ)
-		}
-	default:
-		err = protoErr(ErrUnsupported, "payload protocol id %d (Petrel reads 0 binary and 2 compact)", h.PayloadProtocol)
-	}
+	name, typ, seq, _, err = readMessageBegin(payload, h.PayloadProtocol)
 	if err != nil {
 		if uint64(len(b)) < size && (h.PayloadProtocol == PayloadBinary || h.PayloadProtocol == PayloadCompact) {
 			return 0, "", 0, 0, ErrNeedMore

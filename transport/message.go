@@ -89,20 +89,7 @@ func ReadMessage(r buf.Reader, p Protocol, maxSize int, h *Header) (name string,
 	if err != nil {
 		return "", 0, 0, nil, err
 	}
-	var n int
-	switch h.PayloadProtocol {
-	case PayloadBinary:
-		name, typ, seq, n, err = readBinaryMessageBegin(payload)
-	case PayloadCompact:
-		name, typ, seq, n, err = thrift.Compact.ReadMessageBegin(payload)
-		if err != nil {
-			err = wrapProto(ErrBadMessage, err, "compact message header")
-		} else if typ < thrift.CALL || typ > thrift.ONEWAY {
-			err = protoErr(ErrBadMessage, "message type %d", typ)
-		}
-	default:
-		err = protoErr(ErrUnsupported, "payload protocol id %d (Petrel reads 0 binary and 2 compact)", h.PayloadProtocol)
-	}
+	name, typ, seq, n, err := readMessageBegin(payload, h.PayloadProtocol)
 	if err != nil {
 		return "", 0, 0, nil, err
 	}
@@ -110,6 +97,26 @@ func ReadMessage(r buf.Reader, p Protocol, maxSize int, h *Header) (name string,
 		h.SeqID = seq
 	}
 	return name, typ, seq, payload[n:], nil
+}
+
+// readMessageBegin reads the Thrift message header at the start of payload,
+// in the payload protocol proto, with the name as a view of payload; n is
+// the header's size.
+func readMessageBegin(payload []byte, proto uint8) (name string, typ thrift.MessageType, seq int32, n int, err error) {
+	switch proto {
+	case PayloadBinary:
+		return readBinaryMessageBegin(payload)
+	case PayloadCompact:
+		name, typ, seq, n, err = thrift.Compact.ReadMessageBegin(payload)
+		if err != nil {
+			return "", 0, 0, 0, wrapProto(ErrBadMessage, err, "compact message header")
+		}
+		if typ < thrift.CALL || typ > thrift.ONEWAY {
+			return "", 0, 0, 0, protoErr(ErrBadMessage, "message type %d", typ)
+		}
+		return name, typ, seq, n, nil
+	}
+	return "", 0, 0, 0, protoErr(ErrUnsupported, "payload protocol id %d (Petrel reads 0 binary and 2 compact)", proto)
 }
 
 // readBinaryMessageBegin reads a binary message header, strict (version word,

@@ -99,28 +99,13 @@ func refusedFrame(err error, frame []byte, hs int) error {
 	}
 	if frame[ttFixed+1] == 0 {
 		p := frame[ttFixed+hs:]
-		var name string
-		var merr error
-		switch f.PayloadProtocol {
-		case PayloadBinary:
-			// A TTHeaderFramed payload (see unframePayload), whatever its
-			// length says.
-			if len(p) >= 8 && p[0]&0x80 == 0 && p[4] == 0x80 && p[5] == 0x01 {
-				p = p[4:]
-			}
-			name, f.Type, f.MessageSeqID, _, merr = readBinaryMessageBegin(p)
-		case PayloadCompact:
-			name, f.Type, f.MessageSeqID, _, merr = thrift.Compact.ReadMessageBegin(p)
-			if merr == nil && (f.Type < thrift.CALL || f.Type > thrift.ONEWAY) {
-				merr = ErrBadMessage
-			}
-		default:
-			merr = ErrUnsupported
+		if f.PayloadProtocol == PayloadBinary && isFramedPayload(p) {
+			p = p[4:] // whatever its length says
 		}
+		name, typ, seq, _, merr := readMessageBegin(p, f.PayloadProtocol)
 		if merr == nil {
+			f.Type, f.MessageSeqID = typ, seq
 			f.HasMessage, f.Name = true, strings.Clone(name)
-		} else {
-			f.Type, f.MessageSeqID = 0, 0
 		}
 	}
 	return refused(err, f)

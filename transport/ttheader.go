@@ -120,13 +120,19 @@ func decodeTTFrame(frame []byte, hs int, h *Header) ([]byte, error) {
 // payload is told from a bare one by the strict binary version 0x8001 at
 // bytes 4-5; a bare strict message has it at bytes 0-1.
 func unframePayload(p []byte, proto uint8) ([]byte, error) {
-	if proto != PayloadBinary || len(p) < 8 || p[0]&0x80 != 0 || p[4] != 0x80 || p[5] != 0x01 {
+	if proto != PayloadBinary || !isFramedPayload(p) {
 		return p, nil
 	}
 	if n := binary.BigEndian.Uint32(p); uint64(n) != uint64(len(p)-4) {
 		return nil, protoErr(ErrBadFrame, "ttheader: framed payload declares %d bytes, %d follow its length", n, len(p)-4)
 	}
 	return p[4:], nil
+}
+
+// isFramedPayload reports whether binary payload p starts with the length
+// of TTHeaderFramed (see unframePayload).
+func isFramedPayload(p []byte) bool {
+	return len(p) >= 8 && p[0]&0x80 == 0 && p[4] == 0x80 && p[5] == 0x01
 }
 
 // DecodeTTHeader decodes the TTHeader frame at the start of b into h (after
