@@ -4,12 +4,28 @@ import (
 	"bytes"
 	"errors"
 	"maps"
+	"runtime"
 	"testing"
 
 	"github.com/petrel-rpc/petrel/buf"
 	"github.com/petrel-rpc/petrel/codec/thrift"
 	"github.com/petrel-rpc/petrel/transport"
 )
+
+// allocBudget is how much decoding n bytes may allocate: the header maps
+// cost a few times the bytes of their entries, never megabytes for a short
+// input whatever length it declares.
+func allocBudget(n int) uint64 { return uint64(32*n + 64<<10) }
+
+// allocated runs f and returns about the bytes it allocated (anything else
+// running in the process counts too, which only makes the check stricter).
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
 
 // FuzzTTHeaderDecode decodes arbitrary bytes as a TTHeader frame. It must
 // never panic; what decodes must encode again to a frame that decodes to the
@@ -21,7 +37,13 @@ func FuzzTTHeaderDecode(f *testing.F) {
 	f.Add([]byte{0x7f, 0xff, 0xff, 0xff, 0x10, 0, 0, 0, 0, 0, 0, 1, 0, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var h transport.Header
-		payload, n, err := transport.DecodeTTHeader(data, 1<<20, &h)
+		var payload []byte
+		var n int
+		var err error
+		used := allocated(func() { payload, n, err = transport.DecodeTTHeader(data, 1<<20, &h) })
+		if used > allocBudget(len(data)) {
+			t.Fatalf("DecodeTTHeader allocated %d bytes for %d input bytes", used, len(data))
+		}
 		if err != nil {
 			return
 		}
@@ -93,9 +115,18 @@ func FuzzReadFrame(f *testing.F) {
 		p := transport.Protocol(proto%3 + 1)
 		const maxSize = 1 << 16
 		lb := buf.NewLinkBufferFrom(data)
-		want, err := transport.ReadFrame(lb, p, maxSize, nil)
+		var h transport.Header
+		var want []byte
+		var err error
+		used := allocated(func() { want, err = transport.ReadFrame(lb, p, maxSize, &h) })
+		if used > allocBudget(len(data)) {
+			t.Fatalf("ReadFrame allocated %d bytes for %d input bytes", used, len(data))
+		}
 		if errors.Is(err, buf.ErrNotEnough) && lb.Len() != len(data) {
 			t.Fatalf("ErrNotEnough after consuming %d bytes", len(data)-lb.Len())
+		}
+		if err == nil {
+			checkFrame(t, p, data, len(data)-lb.Len(), want, &h, maxSize)
 		}
 		r := newBlockingReader(data, int(chunk)%64+1)
 		got, err2 := transport.ReadFrame(r, p, maxSize, nil)
@@ -119,4 +150,35 @@ func FuzzReadFrame(f *testing.F) {
 			t.Fatalf("frame of %d bytes, Skip says %d, %v", len(want), 12+nl+n, serr)
 		}
 	})
+}
+
+// checkFrame checks a frame ReadFrame accepted from data, of which it took
+// used bytes: a Framed or TTHeader frame is as long as its length field
+// says, and its payload is the frame's tail; a TTHeader frame decodes the
+// same with DecodeTTHeader; a Buffered payload is all the bytes taken.
+func checkFrame(t *testing.T, p transport.Protocol, data []byte, used int, payload []byte, h *transport.Header, maxSize int) {
+	t.Helper()
+	if p == transport.Buffered {
+		if !bytes.Equal(payload, data[:used]) {
+			t.Fatalf("Buffered: took %d bytes, returned %d other bytes", used, len(payload))
+		}
+		return
+	}
+	declared := int(uint32(data[0])<<24 | uint32(data[1])<<16 | uint32(data[2])<<8 | uint32(data[3]))
+	if used != 4+declared || !bytes.HasSuffix(data[:used], payload) {
+		t.Fatalf("%v: length field %d, took %d bytes, payload of %d is not their tail", p, declared, used, len(payload))
+	}
+	if p == transport.Framed {
+		if len(payload) != declared {
+			t.Fatalf("Framed: length field %d, payload %d", declared, len(payload))
+		}
+		return
+	}
+	var h2 transport.Header
+	p2, n, err := transport.DecodeTTHeader(data, maxSize, &h2)
+	if err != nil || n != used || !bytes.Equal(p2, payload) || h2.SeqID != h.SeqID || h2.Flags != h.Flags ||
+		h2.PayloadProtocol != h.PayloadProtocol || h2.ACLToken != h.ACLToken ||
+		!maps.Equal(h2.IntInfo, h.IntInfo) || !maps.Equal(h2.StrInfo, h.StrInfo) {
+		t.Fatalf("ReadFrame took %d bytes, %+v; DecodeTTHeader %d bytes, %+v, %v", used, *h, n, h2, err)
+	}
 }
