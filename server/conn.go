@@ -179,26 +179,33 @@ func (cs *connState) refuseOversized() {
 	if err != nil {
 		return
 	}
-	c := getCall()
-	c.s, c.cs = s, cs
-	size, name, typ, seq, err := transport.ReadMessageHead(b, cs.proto, &c.hdr)
+	var h transport.Header
+	size, name, typ, seq, err := transport.ReadMessageHead(b, cs.proto, &h)
 	if err != nil || typ != thrift.CALL || size <= uint64(s.cfg.maxMsgSize) {
-		putCall(c)
 		return
 	}
 	name = bareMethod(string([]byte(name))) // copy: name aliases the input
+	cs.refuse(h.Flags, seq, name, h.PayloadProtocol, true,
+		fmt.Sprintf("server: request of %d bytes exceeds the limit of %d (server.WithMaxMessageSize)", size, s.cfg.maxMsgSize))
+}
+
+// refuse answers a request that is not served (flags, seq, name and
+// payload: its frame's and message's) with a PROTOCOL_ERROR exception
+// saying msg. With closing, the connection closes after it: over TTHeader
+// the reply carries crrst, so that a pooling client sends nothing more on
+// it.
+func (cs *connState) refuse(flags uint16, seq int32, name string, payload uint8, closing bool, msg string) error {
+	c := getCall()
+	c.s, c.cs = cs.s, cs
 	h := &c.hdr
-	flags, payload := h.Flags, h.PayloadProtocol
 	h.Reset()
 	h.Flags = flags
-	if cs.proto == transport.TTHeader {
-		// The connection closes after this reply: a pooling client must not
-		// send on it again.
+	if closing && cs.proto == transport.TTHeader {
 		h.SetStr(transport.StrKeyConnReset, "1")
 	}
-	msg := fmt.Sprintf("server: request of %d bytes exceeds the limit of %d (server.WithMaxMessageSize)", size, s.cfg.maxMsgSize)
-	cs.write(h, name, thrift.EXCEPTION, seq, payload, thrift.NewApplicationException(thrift.ExceptionProtocolError, msg), false)
+	err := cs.write(h, name, thrift.EXCEPTION, seq, payload, thrift.NewApplicationException(thrift.ExceptionProtocolError, msg), false)
 	putCall(c)
+	return err
 }
 
 // refuseFrame answers the TTHeader request whose frame the transport
@@ -226,19 +233,7 @@ func (cs *connState) refuseFrame(f transport.RefusedFrame, err error) bool {
 	if e := (*rpcerr.Error)(nil); errors.As(err, &e) {
 		msg = e.Msg
 	}
-	c := getCall()
-	c.s, c.cs = cs.s, cs
-	h := &c.hdr
-	h.Reset()
-	h.Flags = f.Flags
-	if !f.Whole {
-		// The connection closes after this reply: a pooling client must
-		// not send on it again.
-		h.SetStr(transport.StrKeyConnReset, "1")
-	}
-	werr := cs.write(h, name, thrift.EXCEPTION, seq, f.PayloadProtocol,
-		thrift.NewApplicationException(thrift.ExceptionProtocolError, "server: request refused: "+msg), false)
-	putCall(c)
+	werr := cs.refuse(f.Flags, seq, name, f.PayloadProtocol, !f.Whole, "server: request refused: "+msg)
 	if werr == nil && f.Whole {
 		werr = cs.flushQueued()
 	}
