@@ -16,7 +16,7 @@ import (
 // after which every read fails with ErrConnClosed. Reader methods must not
 // be called from two goroutines at once, nor Writer methods. Flush writes
 // everything queued and blocks only while the socket is full (up to the
-// write timeout).
+// write timeout, or the close of the SetWriteCancel channel).
 type Connection interface {
 	net.Conn
 	// Reader returns the nocopy read side.
@@ -39,6 +39,17 @@ type Connection interface {
 	// happens-before edge to that goroutine's reads (a lock, a channel),
 	// not while a read waits.
 	SetReadCancel(done <-chan struct{})
+	// SetWriteCancel is SetReadCancel's counterpart for writes: a later
+	// Flush (or Write) that must wait for room in the socket ends with an
+	// error wrapping ErrWriteCanceled as soon as done is closed, or at
+	// once if it is closed already, while one the socket takes without
+	// waiting still succeeds. It applies to every later Flush until
+	// changed; nil (the default) clears it. The output not yet sent is
+	// dropped, so the peer may have part of a message: the connection
+	// stays open, but closing it is usually the caller's choice. Call it
+	// from the goroutine that flushes, or with a happens-before edge to
+	// its flushes, not while a Flush waits.
+	SetWriteCancel(done <-chan struct{})
 	// SetWriteTimeout bounds each Flush that must wait for the socket, from
 	// its first wait to its end; 0 means no limit.
 	SetWriteTimeout(d time.Duration) error

@@ -52,6 +52,7 @@ type connection struct {
 	rarmed       int64                      // the deadline rtimer is armed for, 0 if none; reader goroutine only
 	wtimer       *time.Timer                // the flusher's deadline timer, reused; guarded by writeMu
 	rcancel      <-chan struct{}            // SetReadCancel's: a waiting read ends when it closes; nil none; reader goroutine only
+	wcancel      <-chan struct{}            // SetWriteCancel's: a Flush waiting for room ends when it closes; nil none; writer goroutine only
 	readTimeout  atomic.Int64               // time.Duration
 	writeTimeout atomic.Int64               // time.Duration
 	readDeadline atomic.Int64               // UnixNano; 0 none
@@ -768,6 +769,9 @@ func (c *connection) flushLocked() (int, error) {
 				}
 			}
 			if err := c.waitWritable(timeoutAt); err != nil {
+				if err == ErrWriteCanceled {
+					err = fmt.Errorf("%w (%d of %d bytes had gone out, the rest was dropped)", err, sent, sent+c.out.Len())
+				}
 				c.out.Release()
 				c.out.Reset()
 				return sent, err
@@ -787,10 +791,19 @@ func (c *connection) flushLocked() (int, error) {
 }
 
 // waitWritable waits for room in the socket's send buffer, until timeoutAt
-// (UnixNano; 0 none) or the write deadline. SetWriteDeadline wakes it: the
-// caller retries the write and, still blocked, waits again under the new
-// deadline.
+// (UnixNano; 0 none), the write deadline or the close of the SetWriteCancel
+// channel. SetWriteDeadline wakes it: the caller retries the write and,
+// still blocked, waits again under the new deadline.
 func (c *connection) waitWritable(timeoutAt int64) error {
+	cancel := c.wcancel
+	if cancel != nil {
+		// Closed already: fail before waiting, whatever wake-up writeCh holds.
+		select {
+		case <-cancel:
+			return ErrWriteCanceled
+		default:
+		}
+	}
 	if err := c.op.addInterest(wantWrite); err != nil {
 		return c.errClosed()
 	}
@@ -823,6 +836,8 @@ func (c *connection) waitWritable(timeoutAt int64) error {
 		return nil
 	case <-timeout:
 		return errWriteTimeout
+	case <-cancel: // nil, never ready, when none is set
+		return ErrWriteCanceled
 	}
 }
 
@@ -1008,6 +1023,12 @@ func negativeTimeout(method string, d time.Duration) error {
 // it (or one with a happens-before edge to its reads), and waitReadSlow
 // reads it once per wait.
 func (c *connection) SetReadCancel(done <-chan struct{}) { c.rcancel = done }
+
+// SetWriteCancel makes a Flush (or Write) waiting for room in the socket
+// end with ErrWriteCanceled once done is closed; nil clears it. A plain
+// field: the goroutine that flushes sets it (or one with a happens-before
+// edge to its flushes), and waitWritable reads it once per wait.
+func (c *connection) SetWriteCancel(done <-chan struct{}) { c.wcancel = done }
 
 // SetReadTimeout bounds each blocking read; 0 means no limit.
 func (c *connection) SetReadTimeout(d time.Duration) error {

@@ -20,6 +20,13 @@ var (
 	// for, because the channel given to SetReadCancel closed. The connection
 	// stays open.
 	ErrReadCanceled = errors.New("netpoll: read canceled: the channel given to SetReadCancel closed before the input the read waited for came")
+	// ErrWriteCanceled reports a Flush (or Write) that ended, with part of
+	// its output unsent, because the channel given to SetWriteCancel closed
+	// while it waited for room in the socket. The error returned wraps it
+	// and says how many bytes had gone out; the rest is dropped. The
+	// connection stays open, but a message protocol's stream is then out
+	// of step.
+	ErrWriteCanceled = errors.New("netpoll: write canceled: the channel given to SetWriteCancel closed while the Flush waited for room in the socket")
 	// ErrUnsupported reports a platform without epoll or kqueue.
 	ErrUnsupported = errors.New("netpoll: no epoll or kqueue on this platform")
 )
