@@ -108,8 +108,9 @@ func New(service string, opts ...Option) (*Client, error) {
 //   - rpcerr.Canceled: ctx was canceled; the error wraps ctx.Err(). A
 //     call waiting for its reply stops waiting at once, on every pool (the
 //     short and long pools close its connection). In the short and long
-//     pools a request still being written (a Flush waiting for room in
-//     the socket) is bounded by the deadline only;
+//     pools so does a request still being written (a Flush waiting for
+//     room in the socket), whose connection, holding part of a request,
+//     is closed;
 //   - rpcerr.Connection: dialing, writing or reading failed (the connection
 //     is closed and the pool replaces it);
 //   - rpcerr.Protocol: the reply's bytes were bad or over WithMaxMessageSize;
@@ -371,11 +372,15 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	reusable := false
 	defer func() { c.pool.put(pc, reusable) }()
 	conn := pc.conn
-	// The read of the reply ends as soon as ctx is canceled (ioError then
-	// returns ctx's error, and the connection, out of step, is closed).
-	// Set on every call, nil too (context.Background's): a pooled
-	// connection must not keep watching an earlier call's channel.
-	conn.SetReadCancel(ctx.Done())
+	// The write of the request, while it waits for room in the socket,
+	// and the read of the reply end as soon as ctx is canceled (ioError
+	// then returns ctx's error, and the connection, out of step with part
+	// of a request sent or a reply to come, is closed). Set on every call,
+	// nil too (context.Background's): a pooled connection must not keep
+	// watching an earlier call's channel.
+	done := ctx.Done()
+	conn.SetWriteCancel(done)
+	conn.SetReadCancel(done)
 	ri := &cs.ri
 	ri.RemoteAddr, ri.LocalAddr = conn.RemoteAddr(), conn.LocalAddr()
 	if !pc.arm(deadline) {

@@ -35,11 +35,12 @@ func newPconn(conn netpoll.Connection, addr string) *pconn {
 // and its read, and reports false when the deadline passed already.
 //
 // The deadline is netpoll's: a read that must wait arms a timer there (two
-// allocations). The call's context is watched by the read itself:
-// callPooled gives the connection ctx.Done() (netpoll's SetReadCancel), so
-// a cancellation ends the wait for the reply at once, with no goroutine and
-// no allocation (context.AfterFunc would cost three per call). A Flush
-// waiting for room in the socket is bounded by the deadline only.
+// allocations). The call's context is watched by the write and the read
+// themselves: callPooled gives the connection ctx.Done() (netpoll's
+// SetWriteCancel and SetReadCancel), so a cancellation ends a Flush
+// waiting for room in the socket, or the wait for the reply, at once, with
+// no goroutine and no allocation (context.AfterFunc would cost three per
+// call).
 func (pc *pconn) arm(deadline time.Time) bool {
 	if !deadline.IsZero() {
 		now := pc.taken

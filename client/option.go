@@ -332,9 +332,11 @@ func WithShortConnection() Option {
 // default, with DefaultLongPoolConfig; zero fields of cfg take their
 // defaults.
 //
-// The caller waits for its reply on the connection itself, bounded by the
-// call's deadline; a context canceled before then ends the wait at once,
-// and the connection, whose reply may still come, is closed.
+// The caller writes its request and waits for its reply on the connection
+// itself, bounded by the call's deadline; a context canceled before then
+// ends the write (while it waits for room in the socket) or the wait at
+// once, and the connection, which holds part of a request or whose reply
+// may still come, is closed.
 func WithLongConnection(cfg LongPoolConfig) Option {
 	return optionFunc(func(c *config) {
 		if err := cfg.Validate(); err != nil {

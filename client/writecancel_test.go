@@ -1,0 +1,114 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/petrel-rpc/petrel/client"
+	"github.com/petrel-rpc/petrel/rpcerr"
+)
+
+// deafServer accepts connections and never reads them, so a large request
+// fills the socket and its Flush waits for room. Each accept is signalled
+// on accepted.
+type deafServer struct {
+	ln       net.Listener
+	accepted chan struct{}
+
+	mu    sync.Mutex
+	conns []net.Conn // guarded by mu
+}
+
+func startDeafServer(t *testing.T) *deafServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &deafServer{ln: ln, accepted: make(chan struct{}, 16)}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.mu.Lock()
+			s.conns = append(s.conns, conn)
+			s.mu.Unlock()
+			s.accepted <- struct{}{}
+		}
+	})
+	t.Cleanup(func() {
+		ln.Close()
+		wg.Wait()
+		s.mu.Lock()
+		for _, conn := range s.conns {
+			conn.Close()
+		}
+		s.mu.Unlock()
+	})
+	return s
+}
+
+// TestCancelEndsCallWritingRequest: a call whose request (8 MiB) waits for
+// room in the socket of a server that never reads ends soon after its
+// context (which has no deadline) is canceled, on the short and long
+// pools, with or without an RPC timeout, with a Canceled error wrapping
+// context.Canceled that says it was writing the request. The connection,
+// which holds part of a request, is closed, not kept. Before, the Flush
+// ignored the cancel and waited until the RPC timeout, or for good.
+func TestCancelEndsCallWritingRequest(t *testing.T) {
+	msg := []byte(strings.Repeat("x", 8<<20))
+	for _, s := range setups() {
+		if strings.HasPrefix(s.name, "mux/") {
+			continue
+		}
+		for _, rpcTimeout := range []time.Duration{0, time.Minute} {
+			name := s.name + "/no rpc timeout"
+			if rpcTimeout > 0 {
+				name = s.name + "/rpc timeout 1m"
+			}
+			t.Run(name, func(t *testing.T) {
+				srv := startDeafServer(t)
+				c := newClient(t, srv.ln.Addr().String(), s, client.WithRPCTimeout(rpcTimeout))
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				res := make(chan error, 1)
+				go func() {
+					_, err := echo(ctx, c, &echoArgs{Msg: msg})
+					res <- err
+				}()
+				<-srv.accepted
+				// Time for the request to fill the socket buffers; the
+				// call goes on waiting whether or not it has yet.
+				wait := time.NewTimer(50 * time.Millisecond)
+				select {
+				case err := <-res:
+					t.Fatalf("the call to a server that does not read ended before the cancel: %v", err)
+				case <-wait.C:
+				}
+				start := time.Now()
+				cancel()
+				err := callResult(t, res, 2*time.Second, name)
+				if d := time.Since(start); d > time.Second {
+					t.Errorf("the call ended %v after the cancel", d)
+				}
+				if !errors.Is(err, context.Canceled) || rpcerr.CodeOf(err) != rpcerr.Canceled {
+					t.Fatalf("the canceled call returned %v (code %v), want a Canceled error wrapping context.Canceled", err, rpcerr.CodeOf(err))
+				}
+				if !strings.Contains(err.Error(), "writing the request") {
+					t.Errorf("the canceled call's error %q does not say it was writing the request", err)
+				}
+				if st := c.PoolStats(); st.Open != 0 || st.Idle != 0 {
+					t.Errorf("PoolStats() = %+v after the call canceled mid-request, want no connection kept", st)
+				}
+			})
+		}
+	}
+}
