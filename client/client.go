@@ -399,6 +399,9 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	err = w.Flush()
 	cs.gov.requestWritten()
 	if err != nil {
+		if early := c.earlyAnswer(ctx, cs, conn, err, addr); early != nil {
+			return early
+		}
 		return c.ioError(ctx, cs, err, deadline, addr, "writing the request of "+ri.Method+" to "+addr)
 	}
 	if cs.tracing {
@@ -444,6 +447,48 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 		}
 	}
 	return err
+}
+
+// closedCh is closed: given to SetReadCancel, it fails at once every read
+// that would wait.
+var closedCh = func() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}()
+
+// earlyAnswer returns the exception the server answered the call with
+// before its request was written whole, when all of it is in conn's input
+// already; nil otherwise (the write's error, werr, then stands). A Petrel
+// server answers a request over its WithMaxMessageSize so, from the
+// request's head, and closes the connection with the rest unread: its
+// kernel's reset then fails the write of the rest, though the exception,
+// which says why, came first. It never waits for input (a read that would
+// wait fails at once), and leaves the connection, which is closed after a
+// failed write, out of step. Error path only.
+func (c *Client) earlyAnswer(ctx context.Context, cs *callState, conn netpoll.Connection, werr error, addr string) error {
+	r := conn.Reader()
+	if r.Len() == 0 || ctx.Err() != nil || c.closed.Load() {
+		return nil
+	}
+	conn.SetReadCancel(closedCh)
+	rh := &cs.rhdr
+	rh.Reset()
+	_, typ, seq, body, err := transport.ReadMessage(r, c.cfg.protocol, c.cfg.maxMessageSize, rh)
+	if err != nil {
+		return nil
+	}
+	defer r.Release()
+	ri := &cs.ri
+	if typ != thrift.EXCEPTION || seq != ri.SeqID {
+		return nil
+	}
+	ae := new(thrift.ApplicationException)
+	if readBody(body, ae, rh) != nil {
+		return nil
+	}
+	return rpcerr.Wrap(exceptionCode(ae), ae, "the server "+addr+" answered the call of "+ri.Method+
+		" with an exception before its request was written whole (writing the rest failed: "+werr.Error()+")")
 }
 
 // ioError classifies a failed write or read of the short and long pools
