@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -779,6 +780,7 @@ func (c *connection) flushLocked() (int, error) {
 		case errno == syscall.EINTR:
 		default:
 			err := sysErr("write", errno)
+			c.readRest()
 			c.closeWith(err)
 			c.out.Release()
 			c.out.Reset()
@@ -788,6 +790,39 @@ func (c *connection) flushLocked() (int, error) {
 	c.out.Release()
 	c.out.Reset()
 	return sent, nil
+}
+
+// readRest reads into the input of a dialed connection what its socket
+// holds, without waiting, before a failed write closes it: a peer that
+// answers and then resets the connection (closing with input unread) makes
+// the write fail, maybe before the poller has read the answer, which the
+// close would lose; the answer often says why (a request refused for its
+// size). Up to the input cap. Error path only.
+func (c *connection) readRest() {
+	if c.handlerDriven() {
+		return
+	}
+	// The poller may be reading (or the reader returning memory): a
+	// non-blocking read's worth of time. What it reads, it keeps.
+	for !c.inGuard.CompareAndSwap(0, 1) {
+		runtime.Gosched()
+	}
+	defer c.inGuard.Store(0)
+	if !c.op.acquire() {
+		return
+	}
+	defer c.op.release()
+	var segs [4][]byte
+	var iov [4]unix.Iovec
+	for c.in.Len() < c.inputCap {
+		n, _ := readv(c.op.fd, c.in.Book(1, segs[:0]), iov[:0])
+		if n <= 0 {
+			return
+		}
+		c.in.BookAck(n)
+		c.in.Flush()
+		c.rseq.Add(1)
+	}
 }
 
 // waitWritable waits for room in the socket's send buffer, until timeoutAt
