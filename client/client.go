@@ -579,7 +579,11 @@ func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadli
 		return err
 	}
 	if err != nil {
-		if mc.unregister(call) {
+		// A write that failed and closed the connection leaves the call to
+		// the reader, which delivers the reply already come (see
+		// flushLocked) or fails the call as the connection ends.
+		var ns *notSentError
+		if (mc.conn.IsActive() || errors.As(err, &ns)) && mc.unregister(call) {
 			return err
 		}
 		<-call.ch // the connection failed and failed this call too

@@ -529,9 +529,14 @@ func (mc *muxConn) flushLocked() error {
 	if p := mc.flushEnd.Load(); p != nil && mc.flushEnd.CompareAndSwap(p, nil) {
 		close(*p) // writers waiting for the flush to end
 	}
-	if err != nil {
+	if err != nil && mc.conn.IsActive() {
 		mc.shutdown(err)
 	}
+	// Otherwise the failed write closed the connection (a reset, the
+	// peer's close): the reader, which then ends without waiting, first
+	// reads the replies already in the input (a Petrel server's exception
+	// to a request over its limit comes before the reset of its close),
+	// then shuts the connection down, failing the calls left.
 	return err
 }
 
