@@ -3,100 +3,13 @@ package client_test
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/petrel-rpc/petrel/client"
 	"github.com/petrel-rpc/petrel/rpcerr"
 )
-
-// flipServer leaves the first connection it accepts unanswered (it reads
-// and signals got at its first bytes) and passes every later one through
-// to a live server: a call canceled on the first connection is followed by
-// calls that must not be sent on it.
-type flipServer struct {
-	ln       net.Listener
-	live     string
-	got      chan struct{}
-	accepted atomic.Int32
-
-	mu    sync.Mutex
-	conns []net.Conn // guarded by mu
-	wg    sync.WaitGroup
-}
-
-func startFlipServer(t *testing.T, live string) *flipServer {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &flipServer{ln: ln, live: live, got: make(chan struct{}, 16)}
-	s.wg.Go(s.accept)
-	t.Cleanup(func() {
-		ln.Close()
-		s.mu.Lock()
-		for _, c := range s.conns {
-			c.Close()
-		}
-		s.mu.Unlock()
-		s.wg.Wait()
-	})
-	return s
-}
-
-func (s *flipServer) addr() string { return s.ln.Addr().String() }
-
-// track keeps c to close at cleanup.
-func (s *flipServer) track(c net.Conn) {
-	s.mu.Lock()
-	s.conns = append(s.conns, c)
-	s.mu.Unlock()
-}
-
-func (s *flipServer) accept() {
-	for {
-		conn, err := s.ln.Accept()
-		if err != nil {
-			return
-		}
-		s.track(conn)
-		if s.accepted.Add(1) == 1 {
-			s.wg.Go(func() {
-				b := make([]byte, 4096)
-				first := true
-				for {
-					if _, err := conn.Read(b); err != nil {
-						return
-					}
-					if first {
-						first = false
-						s.got <- struct{}{}
-					}
-				}
-			})
-			continue
-		}
-		up, err := net.Dial("tcp", s.live)
-		if err != nil {
-			conn.Close()
-			continue
-		}
-		s.track(up)
-		pass := func(dst, src net.Conn) {
-			io.Copy(dst, src)
-			dst.Close()
-			src.Close()
-		}
-		s.wg.Go(func() { pass(up, conn) })
-		s.wg.Go(func() { pass(conn, up) })
-	}
-}
 
 // callResult waits up to limit for a call's error.
 func callResult(t *testing.T, res <-chan error, limit time.Duration, what string) error {

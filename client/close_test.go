@@ -2,69 +2,13 @@ package client_test
 
 import (
 	"context"
-	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/petrel-rpc/petrel/client"
 	"github.com/petrel-rpc/petrel/rpcerr"
 )
-
-// silentServer accepts connections and reads what it is sent, never
-// answering. Each connection's first bytes are signalled on got.
-type silentServer struct {
-	ln  net.Listener
-	got chan struct{}
-
-	mu    sync.Mutex
-	conns []net.Conn
-}
-
-func startSilentServer(t *testing.T) *silentServer {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &silentServer{ln: ln, got: make(chan struct{}, 16)}
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.mu.Lock()
-			s.conns = append(s.conns, conn)
-			s.mu.Unlock()
-			wg.Go(func() {
-				buf := make([]byte, 4096)
-				first := true
-				for {
-					if _, err := conn.Read(buf); err != nil {
-						return
-					}
-					if first {
-						first = false
-						s.got <- struct{}{}
-					}
-				}
-			})
-		}
-	})
-	t.Cleanup(func() {
-		ln.Close()
-		s.mu.Lock()
-		for _, conn := range s.conns {
-			conn.Close()
-		}
-		s.mu.Unlock()
-		wg.Wait()
-	})
-	return s
-}
 
 // TestCloseEndsCallsInFlight: a call waiting, with no timeout, for the
 // reply of a server that never answers ends promptly when the client is
@@ -76,7 +20,7 @@ func TestCloseEndsCallsInFlight(t *testing.T) {
 	for _, s := range setups() {
 		t.Run(s.name, func(t *testing.T) {
 			srv := startSilentServer(t)
-			c := newClient(t, srv.ln.Addr().String(), s, client.WithRPCTimeout(0))
+			c := newClient(t, srv.addr(), s, client.WithRPCTimeout(0))
 			done := make(chan error, 1)
 			go func() {
 				_, err := echo(context.Background(), c, &echoArgs{Msg: []byte("hello")})

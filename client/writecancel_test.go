@@ -3,58 +3,13 @@ package client_test
 import (
 	"context"
 	"errors"
-	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/petrel-rpc/petrel/client"
 	"github.com/petrel-rpc/petrel/rpcerr"
 )
-
-// deafServer accepts connections and never reads them, so a large request
-// fills the socket and its Flush waits for room. Each accept is signalled
-// on accepted.
-type deafServer struct {
-	ln       net.Listener
-	accepted chan struct{}
-
-	mu    sync.Mutex
-	conns []net.Conn // guarded by mu
-}
-
-func startDeafServer(t *testing.T) *deafServer {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &deafServer{ln: ln, accepted: make(chan struct{}, 16)}
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.mu.Lock()
-			s.conns = append(s.conns, conn)
-			s.mu.Unlock()
-			s.accepted <- struct{}{}
-		}
-	})
-	t.Cleanup(func() {
-		ln.Close()
-		wg.Wait()
-		s.mu.Lock()
-		for _, conn := range s.conns {
-			conn.Close()
-		}
-		s.mu.Unlock()
-	})
-	return s
-}
 
 // TestCancelEndsCallWritingRequest: a call whose request (8 MiB) waits for
 // room in the socket of a server that never reads ends soon after its
@@ -76,7 +31,7 @@ func TestCancelEndsCallWritingRequest(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				srv := startDeafServer(t)
-				c := newClient(t, srv.ln.Addr().String(), s, client.WithRPCTimeout(rpcTimeout))
+				c := newClient(t, srv.addr(), s, client.WithRPCTimeout(rpcTimeout))
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
 				res := make(chan error, 1)
@@ -84,7 +39,7 @@ func TestCancelEndsCallWritingRequest(t *testing.T) {
 					_, err := echo(ctx, c, &echoArgs{Msg: msg})
 					res <- err
 				}()
-				<-srv.accepted
+				<-srv.got
 				// Time for the request to fill the socket buffers; the
 				// call goes on waiting whether or not it has yet.
 				wait := time.NewTimer(50 * time.Millisecond)
