@@ -11,8 +11,9 @@ import (
 )
 
 // FuzzParse checks that no input makes the front end panic or hang, that
-// every error carries a position, that errors come sorted, and that a file
-// that passes the checks has every named type resolved.
+// every error carries a position, that errors come sorted, that parsing
+// twice gives the same errors or tree, and that a file that passes the
+// checks has every named type resolved.
 func FuzzParse(f *testing.F) {
 	seeds, _ := filepath.Glob("testdata/*.thrift")
 	more, _ := filepath.Glob("testdata/broken/*.thrift")
@@ -35,6 +36,15 @@ func FuzzParse(f *testing.F) {
 			return nil, fs.ErrNotExist
 		}}
 		file, err := thrift.Parse("fuzz.thrift", main, opts)
+		// The same input gives the same result: no map order leaks into
+		// the errors or the tree.
+		file2, err2 := thrift.Parse("fuzz.thrift", main, opts)
+		if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {
+			t.Fatalf("two parses differ:\n%v\n%v", err, err2)
+		}
+		if err == nil && dump(file) != dump(file2) {
+			t.Fatalf("two parses give different trees:\n%s\n%s", dump(file), dump(file2))
+		}
 		if err != nil {
 			if file != nil {
 				t.Fatal("file returned along with errors")
