@@ -11,6 +11,25 @@ import (
 	"github.com/petrel-rpc/petrel/rpcerr"
 )
 
+// cancelCall cancels the call whose error comes on res and checks that it
+// ends within a second with a Canceled error wrapping context.Canceled whose
+// text holds what (where the call was waiting).
+func cancelCall(t *testing.T, res <-chan error, cancel func(), name, what string) {
+	t.Helper()
+	start := time.Now()
+	cancel()
+	err := callResult(t, res, 2*time.Second, name)
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the call ended %v after the cancel", d)
+	}
+	if !errors.Is(err, context.Canceled) || rpcerr.CodeOf(err) != rpcerr.Canceled {
+		t.Fatalf("the canceled call returned %v (code %v), want a Canceled error wrapping context.Canceled", err, rpcerr.CodeOf(err))
+	}
+	if !strings.Contains(err.Error(), what) {
+		t.Errorf("the canceled call's error %q does not say %q", err, what)
+	}
+}
+
 // callResult waits up to limit for a call's error.
 func callResult(t *testing.T, res <-chan error, limit time.Duration, what string) error {
 	t.Helper()
@@ -52,18 +71,7 @@ func TestCancelEndsCallWaitingForReply(t *testing.T) {
 					res <- err
 				}()
 				<-srv.got // the request reached the server: the call waits for its reply
-				start := time.Now()
-				cancel()
-				err := callResult(t, res, 2*time.Second, name)
-				if d := time.Since(start); d > time.Second {
-					t.Errorf("the call ended %v after the cancel", d)
-				}
-				if !errors.Is(err, context.Canceled) || rpcerr.CodeOf(err) != rpcerr.Canceled {
-					t.Fatalf("the canceled call returned %v (code %v), want a Canceled error wrapping context.Canceled", err, rpcerr.CodeOf(err))
-				}
-				if !strings.Contains(err.Error(), "reply") {
-					t.Errorf("the canceled call's error %q does not say it waited for the reply", err)
-				}
+				cancelCall(t, res, cancel, name, "reply")
 				if strings.HasPrefix(s.name, "mux/") {
 					return // its connection is shared and stays
 				}

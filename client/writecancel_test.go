@@ -2,13 +2,11 @@ package client_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/petrel-rpc/petrel/client"
-	"github.com/petrel-rpc/petrel/rpcerr"
 )
 
 // TestCancelEndsCallWritingRequest: a call whose request (8 MiB) waits for
@@ -48,18 +46,7 @@ func TestCancelEndsCallWritingRequest(t *testing.T) {
 					t.Fatalf("the call to a server that does not read ended before the cancel: %v", err)
 				case <-wait.C:
 				}
-				start := time.Now()
-				cancel()
-				err := callResult(t, res, 2*time.Second, name)
-				if d := time.Since(start); d > time.Second {
-					t.Errorf("the call ended %v after the cancel", d)
-				}
-				if !errors.Is(err, context.Canceled) || rpcerr.CodeOf(err) != rpcerr.Canceled {
-					t.Fatalf("the canceled call returned %v (code %v), want a Canceled error wrapping context.Canceled", err, rpcerr.CodeOf(err))
-				}
-				if !strings.Contains(err.Error(), "writing the request") {
-					t.Errorf("the canceled call's error %q does not say it was writing the request", err)
-				}
+				cancelCall(t, res, cancel, name, "writing the request")
 				if st := c.PoolStats(); st.Open != 0 || st.Idle != 0 {
 					t.Errorf("PoolStats() = %+v after the call canceled mid-request, want no connection kept", st)
 				}
