@@ -277,8 +277,9 @@ type muxConn struct {
 	flushAny bool
 	// flushGen counts the flushes ended (done or failed); written under
 	// wmu. The frames written since the last one go with flush flushGen+1.
-	flushGen atomic.Uint64
-	replies  atomic.Uint64 // reply frames read
+	flushGen  atomic.Uint64
+	unflushed int           // frames written since the last flush; guarded by wmu
+	replies   atomic.Uint64 // reply frames read
 	// silentSince is when a call first timed out without a reply frame
 	// read while it waited (UnixNano; 0: since then a reply was read).
 	silentSince atomic.Int64
@@ -377,13 +378,14 @@ func (mc *muxConn) send(ctx context.Context, h *transport.Header, method string,
 		err = notSent(rpcerr.Wrap(rpcerr.Protocol, err, "encoding the request of "+method))
 	} else {
 		mc.sends.Add(1)
+		mc.unflushed++
 		gen = mc.flushGen.Load() + 1
 		if deadline.IsZero() {
 			mc.flushAny = true
 		} else if deadline.After(mc.flushBy) {
 			mc.flushBy = deadline
 		}
-		if typ != thrift.ONEWAY && mc.wq.Load() == 0 && mc.inflight.Load() > 1 {
+		if typ != thrift.ONEWAY && mc.wq.Load() == 0 && mc.inflight.Load() > 1 && mc.unflushed < muxFlushBatch {
 			// Other calls are in flight: let those about to write (their
 			// callers just woken by a reply) queue behind us, so that one
 			// flush carries their frames too. A lone caller does not wait.
@@ -424,11 +426,12 @@ func (mc *muxConn) writeFrame(w buf.Writer, h *transport.Header, method string, 
 
 // endWrite ends a writer's hold of wmu: it flushes what is written unless
 // a committed writer will (a oneway caller flushes its own frame in any
-// case), then releases wmu, and returns the flush's error.
+// case, and so does the writer of the muxFlushBatch-th frame), then
+// releases wmu, and returns the flush's error.
 func (mc *muxConn) endWrite(w buf.Writer, typ thrift.MessageType) error {
 	var err error
 	if w.MallocLen() > 0 {
-		flush := typ == thrift.ONEWAY
+		flush := typ == thrift.ONEWAY || mc.unflushed >= muxFlushBatch
 		if flush {
 			mc.wq.Add(muxFlushing)
 		} else {
@@ -444,6 +447,18 @@ func (mc *muxConn) endWrite(w buf.Writer, typ thrift.MessageType) error {
 
 // muxFlushing is the bit of muxConn.wq set while a flush is under way.
 const muxFlushing = 1 << 30
+
+// muxFlushBatch is the most frames a flush waits for: the writer of the
+// 16th frame since the last flush flushes, even with writers queued behind
+// it. Batches of every waiting caller's frame turn the callers into a
+// convoy: the server gets nothing until the last caller has written, and
+// the client then waits idle while the server serves the whole batch. In
+// batches of at most 16 the server serves the first while the client
+// writes the next. (rpcbench -impl petrel-mux, 1 KiB, 100 callers over 2
+// connections, each side on its own core: 16 took the calls from about 175k
+// to 250k a second, with both cores 35-50% idle before and the client's
+// busy after; 8, 16 and 24 did alike, 32 less well, at 128 B as at 1 KiB.)
+const muxFlushBatch = 16
 
 // lockWrite takes wmu for a writer that did not get it at once. While no
 // flush is under way the writer commits (counts itself in wq) and waits for
@@ -522,6 +537,7 @@ func (mc *muxConn) flushLocked() error {
 		by = time.Time{} // a call without a deadline: only the write timeout bounds it
 	}
 	mc.flushBy, mc.flushAny = time.Time{}, false
+	mc.unflushed = 0
 	mc.conn.SetWriteDeadline(by)
 	err := mc.conn.Writer().Flush()
 	mc.flushGen.Add(1)
