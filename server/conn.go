@@ -89,9 +89,14 @@ func (s *Server) onDisconnect(ctx context.Context, conn netpoll.Connection) {
 // at once; beyond it the connection's reader serves requests itself.
 const maxConnInflight = 1024
 
-// maxQueued is the number of in-order replies written before a flush is
-// forced while more requests are waiting.
-const maxQueued = 32
+// maxQueued is the most replies a flush waits for: the in-order replies
+// written while more requests are waiting, and the concurrent ones (see
+// write). Gathering every reply ready turns the connection into a convoy:
+// the client gets nothing until the last handler has answered, and the
+// server then waits idle while the client works on the whole batch. In
+// batches of at most 16 each side works on one while the other makes the
+// next (see muxFlushBatch in package client, which measured this).
+const maxQueued = 16
 
 // onRequest reads the requests that have arrived on a connection. TTHeader
 // requests are served concurrently, each on a pool goroutine; Framed and
@@ -795,7 +800,8 @@ func (c *call) rejectAndFree(name string, kind int32, msg string, inOrder bool) 
 }
 
 // write writes one reply. With flush, the last of the goroutines writing at
-// once flushes for all; otherwise the reply waits for flushQueued.
+// once flushes for all, and so does the writer of the maxQueued-th reply
+// since the last flush; otherwise the reply waits for flushQueued.
 func (cs *connState) write(h *transport.Header, name string, typ thrift.MessageType, seq int32, payload uint8, body thrift.FastCodec, flush bool) error {
 	h.Protocol = cs.proto
 	h.SeqID = seq
@@ -815,8 +821,9 @@ func (cs *connState) write(h *transport.Header, name string, typ thrift.MessageT
 	if err == nil {
 		cs.queued++
 	}
-	if cs.writers.Add(-1) == 0 && flush && cs.queued > 0 {
-		if cs.inflight.Load() > 1 {
+	last := cs.writers.Add(-1) == 0
+	if flush && cs.queued > 0 && (last || cs.queued >= maxQueued) {
+		if cs.queued < maxQueued && cs.inflight.Load() > 1 {
 			// Other requests of this connection are being served: yield
 			// once so that those ready to answer add their replies, and
 			// one write carries them all. With one processor the handlers
