@@ -167,9 +167,10 @@ func (s *Server) onRequest(ctx context.Context, conn netpoll.Connection) error {
 const oversizedHeadMax = 14 + transport.MaxHeaderSize + 4 + 4<<10
 
 // refuseOversized answers the request at the front of the input, whose frame
-// declares more bytes than WithMaxMessageSize allows, with a PROTOCOL_ERROR
-// exception saying its size and the limit, so that its client learns why
-// the connection closes. The request's sequence id and method are read from
+// declares more bytes than WithMaxMessageSize allows (a Buffered one, which
+// declares none, runs past the limit), with a PROTOCOL_ERROR exception
+// saying its size and the limit, so that its client learns why the
+// connection closes. The request's sequence id and method are read from
 // the bytes already arrived, and only from the frame's head: it never waits
 // for input nor reads the body. A request whose head has not arrived whole,
 // is malformed, or is oneway is not answered.
@@ -186,12 +187,15 @@ func (cs *connState) refuseOversized() {
 	}
 	var h transport.Header
 	size, name, typ, seq, err := transport.ReadMessageHead(b, cs.proto, &h)
-	if err != nil || typ != thrift.CALL || size <= uint64(s.cfg.maxMsgSize) {
+	if err != nil || typ != thrift.CALL || cs.proto != transport.Buffered && size <= uint64(s.cfg.maxMsgSize) {
 		return
 	}
+	msg := fmt.Sprintf("server: request of %d bytes exceeds the limit of %d (server.WithMaxMessageSize)", size, s.cfg.maxMsgSize)
+	if cs.proto == transport.Buffered {
+		msg = fmt.Sprintf("server: request of more than %d bytes exceeds the limit (server.WithMaxMessageSize)", s.cfg.maxMsgSize)
+	}
 	name = bareMethod(string([]byte(name))) // copy: name aliases the input
-	cs.refuse(h.Flags, seq, name, h.PayloadProtocol, true,
-		fmt.Sprintf("server: request of %d bytes exceeds the limit of %d (server.WithMaxMessageSize)", size, s.cfg.maxMsgSize))
+	cs.refuse(h.Flags, seq, name, h.PayloadProtocol, true, msg)
 }
 
 // refuse answers a request that is not served (flags, seq, name and

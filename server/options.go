@@ -132,11 +132,13 @@ func WithIdleTimeout(d time.Duration) Option {
 
 // WithMaxMessageSize sets the largest frame (for Buffered, the largest
 // message) the server reads, in bytes. It is checked against the frame's
-// length field before the body is read; a larger frame closes the
-// connection. Before it does, a Framed or TTHeader request whose message
-// header has arrived is answered with a PROTOCOL_ERROR exception naming its
-// size and the limit (on TTHeader with "crrst", so that a pooling client
-// drops the connection). Default [DefaultMaxMessageSize] (16 MiB).
+// length field before the body is read (a Buffered message, which has none,
+// is read no further than the limit); a larger frame closes the
+// connection. Before it does, a request whose message header has arrived
+// is answered with a PROTOCOL_ERROR exception naming its size (Buffered:
+// saying it is over) and the limit (on TTHeader with "crrst", so that a
+// pooling client drops the connection). Default [DefaultMaxMessageSize]
+// (16 MiB).
 func WithMaxMessageSize(n int) Option {
 	return optionFunc(func(c *config) { c.maxMsgSize = n })
 }

@@ -18,7 +18,8 @@ import (
 // When b ends before the message header does (or, within the frame, before
 // a malformed message header could be told from a cut one), the error is
 // ErrNeedMore, plain. Bad bytes give a Protocol error as ReadFrame's do.
-// Buffered, which declares no size, is refused with ErrUnsupported.
+// Buffered declares no size: its size is 0, and the message header is read
+// from b's start.
 func ReadMessageHead(b []byte, p Protocol, h *Header) (size uint64, name string, typ thrift.MessageType, seq int32, err error) {
 	if h == nil {
 		h = new(Header)
@@ -71,12 +72,18 @@ func ReadMessageHead(b []byte, p Protocol, h *Header) (size uint64, name string,
 				payload = payload[4:]
 			}
 		}
+	case Buffered:
+		if len(b) >= 4 && binary.BigEndian.Uint16(b) != 0x8001 {
+			return 0, "", 0, 0, protoErr(ErrBadMessage, "buffered: message starts with 0x%08x, want a strict binary header 0x8001", binary.BigEndian.Uint32(b))
+		}
+		payload = b
 	default:
-		return 0, "", 0, 0, protoErr(ErrUnsupported, "ReadMessageHead: protocol %v has no frame length", p)
+		return 0, "", 0, 0, protoErr(ErrUnsupported, "ReadMessageHead: protocol %v has no message head", p)
 	}
 	name, typ, seq, _, err = readMessageBegin(payload, h.PayloadProtocol)
 	if err != nil {
-		if uint64(len(b)) < size && (h.PayloadProtocol == PayloadBinary || h.PayloadProtocol == PayloadCompact) {
+		if p == Buffered && bufferedHeadCut(b) ||
+			uint64(len(b)) < size && (h.PayloadProtocol == PayloadBinary || h.PayloadProtocol == PayloadCompact) {
 			return 0, "", 0, 0, ErrNeedMore
 		}
 		return 0, "", 0, 0, err
@@ -85,4 +92,10 @@ func ReadMessageHead(b []byte, p Protocol, h *Header) (size uint64, name string,
 		h.SeqID = seq
 	}
 	return size, name, typ, seq, nil
+}
+
+// bufferedHeadCut reports whether b, the start of a Buffered message (a
+// strict binary header), ends before its message header does.
+func bufferedHeadCut(b []byte) bool {
+	return len(b) < 8 || uint64(len(b)) < 8+uint64(binary.BigEndian.Uint32(b[4:]))+4
 }

@@ -23,11 +23,15 @@ func (a headArgs) FastWriteCompact(b []byte) int         { return a.FastWrite(b)
 func (a headArgs) FastReadCompact(b []byte) (int, error) { return len(b), nil }
 
 // TestReadMessageHead: every prefix of a frame that holds its message
-// header gives the frame's size, its header and the message's name, type
-// and seq; a shorter one gives ErrNeedMore.
+// header gives the frame's size (0 for Buffered, which declares none), its
+// header and the message's name, type and seq; a shorter one gives
+// ErrNeedMore.
 func TestReadMessageHead(t *testing.T) {
-	for _, p := range []transport.Protocol{transport.Framed, transport.TTHeader} {
+	for _, p := range []transport.Protocol{transport.Framed, transport.TTHeader, transport.Buffered} {
 		for _, payload := range []uint8{transport.PayloadBinary, transport.PayloadCompact} {
+			if p == transport.Buffered && payload != transport.PayloadBinary {
+				continue // Buffered is binary only
+			}
 			t.Run(fmt.Sprintf("%v/%d", p, payload), func(t *testing.T) {
 				h := &transport.Header{Protocol: p, PayloadProtocol: payload}
 				if p == transport.TTHeader {
@@ -40,6 +44,10 @@ func TestReadMessageHead(t *testing.T) {
 				}
 				lb.Flush()
 				frame := append([]byte(nil), lb.Bytes()...)
+				wantSize := uint64(len(frame))
+				if p == transport.Buffered {
+					wantSize = 0
+				}
 				headEnd := -1
 				for n := 0; n <= len(frame); n++ {
 					var got transport.Header
@@ -53,7 +61,7 @@ func TestReadMessageHead(t *testing.T) {
 					if headEnd < 0 {
 						headEnd = n
 					}
-					if err != nil || size != uint64(len(frame)) || name != "method" || typ != thrift.CALL || seq != 4242 ||
+					if err != nil || size != wantSize || name != "method" || typ != thrift.CALL || seq != 4242 ||
 						got.SeqID != 4242 || got.PayloadProtocol != payload || got.Protocol != p {
 						t.Fatalf("%d bytes: %d %q %v %d %+v, %v", n, size, name, typ, seq, got, err)
 					}
@@ -91,14 +99,19 @@ func TestReadMessageHeadTTHeaderFramed(t *testing.T) {
 }
 
 // TestReadMessageHeadErrors: bad bytes are refused as ReadFrame refuses
-// them; Buffered has no size.
+// them.
 func TestReadMessageHeadErrors(t *testing.T) {
 	cases := []struct {
 		p    transport.Protocol
 		b    []byte
 		kind error
 	}{
-		{transport.Buffered, []byte{0x80, 1, 0, 1, 0, 0, 0, 0}, transport.ErrUnsupported},
+		{transport.Protocol(0), []byte{0x80, 1, 0, 1, 0, 0, 0, 0}, transport.ErrUnsupported},
+		// Buffered is strict binary only, and reads no further than the
+		// header however many bytes follow.
+		{transport.Buffered, []byte{0x80, 7, 0, 1}, transport.ErrBadMessage},
+		{transport.Buffered, []byte{0, 0, 0, 4, 'e', 'c', 'h', 'o', 1, 0, 0, 0, 9}, transport.ErrBadMessage},
+		{transport.Buffered, []byte{0x80, 1, 0, 9, 0, 0, 0, 1, 'm', 0, 0, 0, 9}, transport.ErrBadMessage},
 		{transport.Framed, []byte{0x80, 0, 0, 0, 0x80, 1}, transport.ErrBadFrame},
 		{transport.Framed, []byte{0, 0, 0, 0}, transport.ErrBadFrame},
 		// The whole frame is there: a bad version is a bad message.
