@@ -10,13 +10,6 @@ import (
 	"github.com/petrel-rpc/petrel/transport"
 )
 
-// emptyArgs encodes an empty Thrift struct (its STOP byte).
-type emptyArgs struct{}
-
-func (emptyArgs) BLength() int                 { return 1 }
-func (emptyArgs) FastWrite(b []byte) int       { b[0] = 0; return 1 }
-func (emptyArgs) FastRead([]byte) (int, error) { return 1, nil }
-
 // TestMuxFlushCarriesAtMostFlushBatchFrames: writers queued behind one
 // another on a multiplexed connection share flushes, but none carries more
 // than muxFlushBatch frames: the writer of the 16th frame flushes although
@@ -42,7 +35,7 @@ func TestMuxFlushCarriesAtMostFlushBatchFrames(t *testing.T) {
 		wg.Go(func() {
 			var h transport.Header
 			call := &muxCall{ch: make(chan struct{}, 1), seq: int32(i + 1), method: "m"}
-			if _, err := mc.send(context.Background(), &h, "m", thrift.CALL, call.seq, emptyArgs{}, deadline, call); err != nil {
+			if _, err := mc.send(context.Background(), &h, "m", thrift.CALL, call.seq, new(thrift.ApplicationException), deadline, call); err != nil {
 				errs <- err
 			}
 		})

@@ -14,13 +14,6 @@ import (
 	"github.com/petrel-rpc/petrel/transport"
 )
 
-// emptyResult encodes an empty Thrift struct (its STOP byte).
-type emptyResult struct{}
-
-func (emptyResult) BLength() int                 { return 1 }
-func (emptyResult) FastWrite(b []byte) int       { b[0] = 0; return 1 }
-func (emptyResult) FastRead([]byte) (int, error) { return 1, nil }
-
 // flushCounter is a connection whose Writer counts its flushes.
 type flushCounter struct {
 	netpoll.Connection
@@ -72,7 +65,7 @@ func TestConcurrentRepliesFlushAtMostMaxQueued(t *testing.T) {
 	for i := range writers {
 		wg.Go(func() {
 			var h transport.Header
-			if err := cs.write(&h, "m", thrift.REPLY, int32(i+1), 0, emptyResult{}, true); err != nil {
+			if err := cs.write(&h, "m", thrift.REPLY, int32(i+1), 0, new(thrift.ApplicationException), true); err != nil {
 				errs <- err
 			}
 		})
