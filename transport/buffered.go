@@ -56,6 +56,15 @@ func readBuffered(r buf.Reader, maxSize int) ([]byte, error) {
 	}
 }
 
+// checkBufferedVersion refuses a Buffered message whose first word v is not
+// a strict binary header's.
+func checkBufferedVersion(v uint32) error {
+	if v&0xffff0000 != 0x80010000 {
+		return protoErr(ErrBadMessage, "buffered: message starts with 0x%08x, want a strict binary header 0x8001", v)
+	}
+	return nil
+}
+
 // Frame kinds of the walker's stack.
 const (
 	walkStruct = iota
@@ -91,8 +100,8 @@ func (w *walker) walk(b []byte, maxSize int) (end, need int, err error) {
 			return 0, need, err
 		}
 		v := binary.BigEndian.Uint32(b)
-		if v&0xffff0000 != 0x80010000 {
-			return 0, 0, protoErr(ErrBadMessage, "buffered: message starts with 0x%08x, want a strict binary header 0x8001", v)
+		if err := checkBufferedVersion(v); err != nil {
+			return 0, 0, err
 		}
 		if t := v & 0xff; t < 1 || t > 4 {
 			return 0, 0, protoErr(ErrBadMessage, "buffered: message type %d", t)

@@ -73,8 +73,10 @@ func ReadMessageHead(b []byte, p Protocol, h *Header) (size uint64, name string,
 			}
 		}
 	case Buffered:
-		if len(b) >= 4 && binary.BigEndian.Uint16(b) != 0x8001 {
-			return 0, "", 0, 0, protoErr(ErrBadMessage, "buffered: message starts with 0x%08x, want a strict binary header 0x8001", binary.BigEndian.Uint32(b))
+		if len(b) >= 4 {
+			if err := checkBufferedVersion(binary.BigEndian.Uint32(b)); err != nil {
+				return 0, "", 0, 0, err
+			}
 		}
 		payload = b
 	default:
