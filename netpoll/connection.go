@@ -162,6 +162,8 @@ func (c *connection) onReadable(p *poller, ev int) {
 		c.op.release()
 		switch {
 		case n > 0:
+			p.reads++
+			p.readBytes += int64(n)
 			c.rseq.Add(1)
 			c.wakeReader()
 			c.dispatch()

@@ -106,7 +106,9 @@ func TestBusyByIdlePeriods(t *testing.T) {
 	if !p.busy() {
 		t.Fatalf("not busy after 40 windows of 100 idle periods of 3 µs (share %.2f, mean idle period %v)", p.load.share, p.waits.mean)
 	}
-	p.waits.park = true
+	if p.m.tune.block.Load() {
+		t.Fatal("a new manager's pollers block; they should park until measured")
+	}
 	if p.parkNext() {
 		t.Fatal("a busy poller parks: its waits should block in the kernel")
 	}
@@ -117,58 +119,111 @@ func TestBusyByIdlePeriods(t *testing.T) {
 	}
 }
 
-// The poller parks once its waits are long, blocks again once they are
-// short, keeps its choice while they are in between (a paced load must not
-// switch back and forth), and a single long pause does not make a window of
-// short waits look long.
-func TestWaitMeterChoice(t *testing.T) {
-	var w waitMeter
-	// feed closes windows, each with the given waits.
-	feed := func(windows int, waits ...time.Duration) {
-		for range windows {
-			for _, d := range waits {
-				w.add(d)
+// The wait tuner keeps the way that costs less CPU a byte read: it parks
+// until measured, switches when the probe of the other way costs
+// tuneMargin less, switches back otherwise, decides nothing on too few
+// reads, and backs off while probes keep the way.
+func TestWaitTuner(t *testing.T) {
+	var tu waitTuner
+	now := time.Unix(100, 0)
+	var cpu time.Duration
+	tu.cpu = func() time.Duration { return cpu }
+	// run advances to the next due step with the given CPU a byte (in
+	// nanoseconds) while blocking and while parking and the given reads a
+	// second, and steps.
+	run := func(blockCost, parkCost float64, readsPerSec int64) {
+		t.Helper()
+		d := time.Duration(tu.due.Load() - now.UnixNano())
+		if tu.due.Load() == 0 {
+			d = 0
+		}
+		reads := readsPerSec * int64(d) / int64(time.Second)
+		bytes := reads * 1024
+		cost := parkCost
+		if tu.block.Load() {
+			cost = blockCost
+		}
+		cpu += time.Duration(cost * float64(bytes))
+		tu.add(bytes, reads)
+		now = now.Add(d)
+		tu.step(now)
+	}
+	// probe runs one probe (measure, switch, settle, probe) and returns
+	// whether the poller blocks after it.
+	probe := func(blockCost, parkCost float64, readsPerSec int64) bool {
+		t.Helper()
+		for i := range 4 {
+			run(blockCost, parkCost, readsPerSec)
+			if i == 0 && tu.phase != tuneMeasure {
+				t.Fatalf("phase %d after the run, want measuring", tu.phase)
 			}
-			w.closeWindow()
+		}
+		if tu.phase != tuneRun {
+			t.Fatalf("phase %d after a probe, want running", tu.phase)
+		}
+		return tu.block.Load()
+	}
+
+	run(9.5, 11.9, 40000) // the first step: warm-up
+	if tu.block.Load() {
+		t.Fatal("blocks before measuring")
+	}
+	if d := time.Duration(tu.due.Load() - now.UnixNano()); d != tuneStart {
+		t.Fatalf("first measure in %v, want %v", d, tuneStart)
+	}
+	// 40k reads/s, blocking cheaper by 20%: the first probe switches.
+	if block := probe(9.5, 11.9, 40000); !block {
+		t.Fatal("parks after a probe found blocking 20% cheaper")
+	}
+	if d := time.Duration(tu.due.Load() - now.UnixNano()); d != tuneEvery-tuneWindow {
+		t.Fatalf("next probe in %v after a switch, want %v", d, tuneEvery-tuneWindow)
+	}
+	// The probe of parking finds it dearer: back to blocking, and the next
+	// probe waits twice as long, then four and eight times, and no longer.
+	for i, want := range []int{2, 4, 8, 8} {
+		block := probe(9.5, 11.9, 40000)
+		if !block {
+			t.Fatalf("probe %d: parks though parking costs 25%% more", i)
+		}
+		if d := time.Duration(tu.due.Load() - now.UnixNano()); d != tuneEvery*time.Duration(want)-tuneWindow {
+			t.Fatalf("probe %d: next probe in %v, want %v", i, d, tuneEvery*time.Duration(want)-tuneWindow)
 		}
 	}
-	us := time.Microsecond
-	if w.park {
-		t.Fatal("a new poller parks; it should block until its waits are known")
+	// Costs within tuneMargin: the way holds.
+	if block := probe(10, 10.3, 40000); !block {
+		t.Fatal("switched to parking, 3% cheaper: within the margin")
 	}
-	feed(1, 10*us, 10*time.Millisecond, 10*us, 10*us, 10*us, 10*us, 10*us, 10*us, 10*us, 10*us)
-	if w.park {
-		t.Fatalf("parks after one window of short waits and one 10 ms pause (average %v): the pause should count as %v", w.mean, waitClip)
+	// A lone connection's load, parking cheaper: switches, and the backoff
+	// starts over.
+	if block := probe(45, 38, 10000); block {
+		t.Fatal("blocks after a probe found parking 15% cheaper")
 	}
-	feed(1, waitClip, waitClip) // one window of long waits
-	if w.park {
-		t.Fatalf("parks after one window of long waits (average %v): one window must not outweigh the others", w.mean)
+	if d := time.Duration(tu.due.Load() - now.UnixNano()); d != tuneEvery-tuneWindow {
+		t.Fatalf("next probe in %v after a switch, want %v", d, tuneEvery-tuneWindow)
 	}
-	for i := 0; !w.park; i++ { // a lone busy connection
-		if i == 40 {
-			t.Fatalf("blocks after 40 windows of waits of 70-90 µs (average %v)", w.mean)
-		}
-		feed(1, 80*us, 70*us, 90*us)
+	// Too few reads: nothing is measured and the way holds, whatever the
+	// costs; the probe is skipped until the next period.
+	run(1, 100, 1000)
+	run(1, 100, 1000)
+	if tu.phase != tuneRun || tu.block.Load() {
+		t.Fatalf("phase %d, block %v after a window of too few reads; want running, parked", tu.phase, tu.block.Load())
 	}
-	feed(20, 42*us) // between blockBelow and parkAbove
-	if !w.park {
-		t.Fatalf("went back to blocking on waits of 42 µs (average %v), between %v and %v", w.mean, blockBelow, parkAbove)
+	// Reads enough while measuring but not while probing: back to the way
+	// measured.
+	run(1, 100, 40000)
+	run(1, 100, 40000)
+	run(1, 100, 40000)
+	if !tu.block.Load() || tu.phase != tuneProbe {
+		t.Fatalf("phase %d, block %v: want probing blocking", tu.phase, tu.block.Load())
 	}
-	feed(1) // a window without a wait changes nothing
-	if !w.park {
-		t.Fatal("an empty window changed the choice")
+	run(1, 100, 100)
+	if tu.block.Load() {
+		t.Fatal("blocks after a probe with too few reads")
 	}
-	hold := int(parkDwell / loadWindow)
-	feed(hold-30, 3*us, 5*us, 25*us, 40*us) // a paced load of 40k requests/s
-	if !w.park {
-		t.Fatalf("blocks %d windows after it chose to park: the choice should hold for %v", hold-30, parkDwell)
-	}
-	feed(30+8, 3*us, 5*us, 25*us, 40*us)
-	if w.park {
-		t.Fatalf("parks after %d windows of waits of 3-40 µs (average %v)", hold+8, w.mean)
-	}
-	feed(20, 42*us)
-	if w.park {
-		t.Fatalf("went back to parking on waits of 42 µs (average %v), between %v and %v", w.mean, blockBelow, parkAbove)
+	// A step before it is due does nothing.
+	due := tu.due.Load()
+	tu.step(now.Add(time.Millisecond))
+	if tu.due.Load() != due || tu.phase != tuneRun {
+		t.Fatal("a step before due changed the tuner")
 	}
 }

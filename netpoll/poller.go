@@ -134,11 +134,13 @@ type poller struct {
 	stopped  bool
 
 	// Poller goroutine only.
-	waits    waitMeter
-	fewProcs bool // GOMAXPROCS <= pollers: with dialed connections, always park (see parkAbove)
-	load     loadMeter
-	iov      [][]byte
-	scratch  []*fdOperator
+	waits     waitMeter
+	reads     int64 // reads that returned data since the last window
+	readBytes int64 // their bytes
+	fewProcs  bool  // GOMAXPROCS <= pollers: with dialed connections, always park (see parkNext)
+	load      loadMeter
+	iov       [][]byte
+	scratch   []*fdOperator
 }
 
 // Pollers.
@@ -149,84 +151,20 @@ const eventBatch = 256
 // once and polls with timeout 0 before blocking.
 const busyBatch = 4
 
-// An idle poller either blocks in epoll_wait or parks in the Go runtime's
-// poller. Blocking costs one system call per wake-up, but the thread holds
-// its processor while it waits: when every processor is busy (GOMAXPROCS=1
-// above all), the scheduler's monitor takes the processor from a system call
-// it finds in progress twice in a row, which it checks every 20 µs or so
-// while active, and the hand-off costs two or three thread switches. Parking
-// costs two more epoll_wait calls per wake-up (at 80k requests/s, 2.97 system
-// calls per request instead of 2.46, and 8% more CPU), but gives the
-// processor back at once. So short idle periods are spent blocking, long ones
-// parked.
-//
-// Switching costs too: a switch from parking to blocking wakes the monitor
-// from the deep sleep it falls into while every processor is idle and makes
-// it poll every 20 µs again for at least a millisecond, taking the processor
-// from the longer waits meanwhile. A choice made per wait, on a moving
-// average of the last 8, switched constantly under a paced load whose waits
-// mix a few microseconds and a hundred: at 40k requests/s on 100 connections
-// the echo server cost 15.5 µs of CPU a request, against 12.5 µs blocking
-// always and 14 µs parking always. The choice is therefore made once a
-// loadWindow, on a moving average of each window's mean wait (each wait
-// counted up to waitClip, so that one long pause does not outweigh a
-// window's worth of short waits), with hysteresis: a blocking poller parks
-// once that average is above parkAbove, a parking one blocks again once it is
-// below blockBelow. A lone busy connection (waits of 40 to 100 µs) parks, and
-// a paced load of 40k requests/s over 100 connections (waits averaging 10 to
-// 30 µs) blocks.
-//
-// A poller that holds dialed connections also always parks when the
-// process has no processor to spare for it (GOMAXPROCS at most the number
-// of pollers, GOMAXPROCS=1 above all): a thread blocked in epoll_wait keeps
-// its processor until the scheduler's monitor takes it back, which can be
-// 10 ms later, and meanwhile nothing else runs: no timer fires and the Go
-// runtime's own poller is not polled. A paced client at GOMAXPROCS=1
-// started its calls 1.6 ms late at the median and 18 ms at p99 that way.
-// A client's callers are woken by what the poller does not see (timers,
-// requests from elsewhere); a server's handlers are started by the poller
-// itself, and for a server alone, where the monitor's delay rarely matters,
-// blocking is cheaper.
-//
-// Once made, the choice holds for parkDwell. Where the average hovers near
-// the thresholds (at 40k requests/s on 100 connections on a slower host the
-// waits averaged 35 to 50 µs), the choice flipped some 15 times a second,
-// and that costs more than either choice: each spell of parking lets the
-// monitor fall into its deep sleep, each return wakes it at its fastest
-// pace, and it then takes the processor from every blocking wait over 20
-// to 40 µs, spreading the server over three threads (0.015 to 0.047
-// involuntary switches a request instead of 0.001). Holding each choice
-// for a second, that echo server cost 11.4 µs of CPU a request instead of
-// 12.0, the RPC server 12.1 instead of 12.6 (medians of 4 interleaved
-// pairs), and 80k requests/s and a lone connection's round trip were
-// unchanged.
-//
-// The waits averaged include a busy poller's spins (their idle part), and
-// each window weighs 1/16: with 1/4, one window of long waits (a stalled
-// peer, a descheduled host) lifted the average above parkAbove, and a
-// saturated echo server parked for a second at a time. A busy poller (see
-// spinBusy) never parks: its waits are the gaps between a saturated peer's
-// bursts, and each park costs three or four epoll_wait calls (ours before
-// and after, the runtime's to find nothing to run and to sleep) against one.
-// Parking so, that server made 0.2-0.3 epoll_wait calls a request instead
-// of 0.05-0.1.
-const (
-	parkAbove  = 50 * time.Microsecond
-	blockBelow = 35 * time.Microsecond
-	waitClip   = 200 * time.Microsecond
-	parkDwell  = time.Second
-)
-
-// waitMeter chooses between blocking and parking (see parkAbove). Poller
-// goroutine only.
+// waitMeter keeps the mean of a poller's idle periods (see spinGap).
+// Poller goroutine only.
 type waitMeter struct {
 	n     int           // waits in the current window
 	sum   time.Duration // their lengths, each at most waitClip
 	mean  time.Duration // moving average of the windows' mean wait
 	known bool          // mean has a window folded in
-	park  bool          // park rather than block
-	hold  int           // windows (with waits) left before park may change
 }
+
+// waitClip bounds each wait counted, so that one long pause does not
+// outweigh a window's worth of short waits; each window weighs 1/16 in the
+// average, so that one window of long waits (a stalled peer, a descheduled
+// host) does not lift it much.
+const waitClip = 200 * time.Microsecond
 
 // add records a wait of d.
 func (w *waitMeter) add(d time.Duration) {
@@ -234,8 +172,7 @@ func (w *waitMeter) add(d time.Duration) {
 	w.sum += min(d, waitClip)
 }
 
-// closeWindow folds the window's waits into the average and makes the
-// choice for the next window.
+// closeWindow folds the window's waits into the average.
 func (w *waitMeter) closeWindow() {
 	if w.n == 0 {
 		return
@@ -246,16 +183,6 @@ func (w *waitMeter) closeWindow() {
 		w.mean, w.known = m, true
 	}
 	w.n, w.sum = 0, 0
-	if w.hold > 0 {
-		w.hold--
-		return
-	}
-	switch {
-	case w.park && w.mean < blockBelow:
-		w.park, w.hold = false, int(parkDwell/loadWindow)
-	case !w.park && w.mean > parkAbove:
-		w.park, w.hold = true, int(parkDwell/loadWindow)
-	}
 }
 
 // A poller that is busy nearly all the time gains nothing from sleeping in
@@ -347,6 +274,7 @@ type manager struct {
 	pollers  []*poller
 	npollers atomic.Int32 // len(pollers), read without the lock
 	next     atomic.Uint32
+	tune     waitTuner // how idle pollers wait
 }
 
 // maxPollers bounds SetNumPollers: each poller is a goroutine with an epoll
@@ -508,8 +436,8 @@ func (p *poller) run() {
 		var n int
 		var err error
 		if block {
-			// Long idle periods are spent parked in the Go runtime's poller,
-			// short ones in the kernel's epoll_wait (see parkAbove).
+			// Blocked in the kernel's epoll_wait or parked in the Go
+			// runtime's poller (see parkNext).
 			start := time.Now()
 			n, err = p.sys.wait(true, p.parkNext())
 			now := time.Now()
@@ -555,20 +483,41 @@ func (p *poller) run() {
 }
 
 // addIdle records an idle period (a wait or a spin) in the meters and, once
-// a window, chooses how to wait and checks whether the process has a
-// processor to spare for a blocked poller.
+// a window, reports the window's reads to the manager's wait tuner, steps
+// it, and checks whether the process has a processor to spare for a blocked
+// poller.
 func (p *poller) addIdle(idle time.Duration, now time.Time) {
 	p.waits.add(idle)
 	if p.load.addIdle(idle, now) {
 		p.waits.closeWindow()
+		p.m.tune.add(p.readBytes, p.reads)
+		p.readBytes, p.reads = 0, 0
+		p.m.tune.step(now)
 		p.checkProcs()
 	}
 }
 
 // parkNext reports whether the next idle wait parks in the Go runtime's
-// poller rather than blocking in the kernel (see parkAbove).
+// poller rather than blocking in the kernel: as the manager's wait tuner
+// chose (see tuneEvery), except in two cases.
+//
+// A busy poller (see spinBusy) never parks: its waits are the gaps between
+// a saturated peer's bursts, and each park costs three or four epoll_wait
+// calls (ours before and after, the runtime's to find nothing to run and to
+// sleep) against one. Parking so, a saturated echo server made 0.2-0.3
+// epoll_wait calls a request instead of 0.05-0.1.
+//
+// A poller holding dialed connections always parks when the process has
+// no processor to spare for it (GOMAXPROCS at most the number of pollers,
+// GOMAXPROCS=1 above all): a thread blocked in epoll_wait keeps its
+// processor until the scheduler's monitor takes it back, which can be 10 ms
+// later, and meanwhile nothing else runs: no timer fires and the Go
+// runtime's own poller is not polled. A paced client at GOMAXPROCS=1 started
+// its calls 1.6 ms late at the median and 18 ms at p99 that way. A client's
+// callers are woken by what the poller does not see (timers, requests from
+// elsewhere); a server's handlers are started by the poller itself.
 func (p *poller) parkNext() bool {
-	return (p.waits.park && !p.busy()) || (p.fewProcs && p.dialed.Load() > 0)
+	return (!p.m.tune.block.Load() && !p.busy()) || (p.fewProcs && p.dialed.Load() > 0)
 }
 
 // busy reports whether the poller is busy enough to spin (see spinBusy).
