@@ -122,7 +122,8 @@ func TestBusyByIdlePeriods(t *testing.T) {
 // The wait tuner keeps the way that costs less CPU a byte read: it parks
 // until measured, switches when the probe of the other way costs
 // tuneMargin less, switches back otherwise, decides nothing on too few
-// reads, and backs off while probes keep the way.
+// reads, backs off while probes find the way in force cheaper, and probes
+// again soon when they find the two within the margin.
 func TestWaitTuner(t *testing.T) {
 	var tu waitTuner
 	now := time.Unix(100, 0)
@@ -189,9 +190,18 @@ func TestWaitTuner(t *testing.T) {
 			t.Fatalf("probe %d: next probe in %v, want %v", i, d, tuneEvery*time.Duration(want)-tuneWindow)
 		}
 	}
-	// Costs within tuneMargin: the way holds.
-	if block := probe(10, 10.3, 40000); !block {
-		t.Fatal("switched to parking, 3% cheaper: within the margin")
+	// Costs within tuneMargin either way: the way holds, and the probe is
+	// made again after tuneRetry, without changing the backoff.
+	for _, park := range []float64{9.7, 10.3} {
+		if block := probe(10, park, 40000); !block {
+			t.Fatalf("parks after a probe found parking %.0f%% cheaper: within the margin", 100-park*10)
+		}
+		if d := time.Duration(tu.due.Load() - now.UnixNano()); d != tuneRetry-tuneWindow {
+			t.Fatalf("next probe in %v after an inconclusive one, want %v", d, tuneRetry-tuneWindow)
+		}
+	}
+	if probe(9.5, 11.9, 40000); time.Duration(tu.due.Load()-now.UnixNano()) != 8*tuneEvery-tuneWindow {
+		t.Fatal("an inconclusive probe changed the backoff")
 	}
 	// A lone connection's load, parking cheaper: switches, and the backoff
 	// starts over.
