@@ -126,16 +126,17 @@ func TestBusyByIdlePeriods(t *testing.T) {
 // again soon when they find the two within the margin.
 func TestWaitTuner(t *testing.T) {
 	var tu waitTuner
-	now := time.Unix(100, 0)
+	now := time.Now()
 	var cpu time.Duration
 	tu.cpu = func() time.Duration { return cpu }
+	untilDue := func() time.Duration { return time.Duration(tu.due.Load() - monoNanos(now)) }
 	// run advances to the next due step with the given CPU a byte (in
 	// nanoseconds) while blocking and while parking and the given reads a
 	// second, and steps.
 	run := func(blockCost, parkCost float64, readsPerSec int64) {
 		t.Helper()
-		d := time.Duration(tu.due.Load() - now.UnixNano())
-		if tu.due.Load() == 0 {
+		d := untilDue()
+		if tu.phase == tuneWarm {
 			d = 0
 		}
 		reads := readsPerSec * int64(d) / int64(time.Second)
@@ -169,14 +170,14 @@ func TestWaitTuner(t *testing.T) {
 	if tu.block.Load() {
 		t.Fatal("blocks before measuring")
 	}
-	if d := time.Duration(tu.due.Load() - now.UnixNano()); d != tuneStart {
+	if d := untilDue(); d != tuneStart {
 		t.Fatalf("first measure in %v, want %v", d, tuneStart)
 	}
 	// 40k reads/s, blocking cheaper by 20%: the first probe switches.
 	if block := probe(9.5, 11.9, 40000); !block {
 		t.Fatal("parks after a probe found blocking 20% cheaper")
 	}
-	if d := time.Duration(tu.due.Load() - now.UnixNano()); d != tuneEvery-tuneWindow {
+	if d := untilDue(); d != tuneEvery-tuneWindow {
 		t.Fatalf("next probe in %v after a switch, want %v", d, tuneEvery-tuneWindow)
 	}
 	// The probe of parking finds it dearer: back to blocking, and the next
@@ -186,7 +187,7 @@ func TestWaitTuner(t *testing.T) {
 		if !block {
 			t.Fatalf("probe %d: parks though parking costs 25%% more", i)
 		}
-		if d := time.Duration(tu.due.Load() - now.UnixNano()); d != tuneEvery*time.Duration(want)-tuneWindow {
+		if d := untilDue(); d != tuneEvery*time.Duration(want)-tuneWindow {
 			t.Fatalf("probe %d: next probe in %v, want %v", i, d, tuneEvery*time.Duration(want)-tuneWindow)
 		}
 	}
@@ -196,11 +197,11 @@ func TestWaitTuner(t *testing.T) {
 		if block := probe(10, park, 40000); !block {
 			t.Fatalf("parks after a probe found parking %.0f%% cheaper: within the margin", 100-park*10)
 		}
-		if d := time.Duration(tu.due.Load() - now.UnixNano()); d != tuneRetry-tuneWindow {
+		if d := untilDue(); d != tuneRetry-tuneWindow {
 			t.Fatalf("next probe in %v after an inconclusive one, want %v", d, tuneRetry-tuneWindow)
 		}
 	}
-	if probe(9.5, 11.9, 40000); time.Duration(tu.due.Load()-now.UnixNano()) != 8*tuneEvery-tuneWindow {
+	if probe(9.5, 11.9, 40000); untilDue() != 8*tuneEvery-tuneWindow {
 		t.Fatal("an inconclusive probe changed the backoff")
 	}
 	// A lone connection's load, parking cheaper: switches, and the backoff
@@ -208,7 +209,7 @@ func TestWaitTuner(t *testing.T) {
 	if block := probe(45, 38, 10000); block {
 		t.Fatal("blocks after a probe found parking 15% cheaper")
 	}
-	if d := time.Duration(tu.due.Load() - now.UnixNano()); d != tuneEvery-tuneWindow {
+	if d := untilDue(); d != tuneEvery-tuneWindow {
 		t.Fatalf("next probe in %v after a switch, want %v", d, tuneEvery-tuneWindow)
 	}
 	// Too few reads: nothing is measured and the way holds, whatever the

@@ -67,7 +67,7 @@ const (
 // tuneEvery). Pollers report their reads once a load window and call step.
 type waitTuner struct {
 	block atomic.Bool  // idle pollers block in the kernel (false: they park)
-	due   atomic.Int64 // UnixNano of the next step with something to do
+	due   atomic.Int64 // monoNanos of the next step with something to do
 	bytes atomic.Int64 // read by the pollers so far
 	reads atomic.Int64 // reads that returned data so far
 
@@ -77,14 +77,15 @@ type waitTuner struct {
 	bytes0 int64
 	reads0 int64
 	before float64              // CPU a byte of the way in force before the probe
-	kept   int                  // probes in a row that kept the way (at most tuneBackoff)
+	kept   int                  // probes in a row that found the way in force cheaper (at most tuneBackoff)
 	cpu    func() time.Duration // process CPU time; nil: processCPU
 }
 
 type tunePhase int
 
 const (
-	tuneRun     tunePhase = iota // running the chosen way until the next probe
+	tuneWarm    tunePhase = iota // before the first step
+	tuneRun                      // running the chosen way until the next probe
 	tuneMeasure                  // measuring the chosen way
 	tuneSwitch                   // switched; waiting tuneSettle
 	tuneProbe                    // measuring the other way
@@ -101,11 +102,12 @@ func (t *waitTuner) add(bytes, reads int64) {
 // step moves the tuner on when its next phase is due. Whichever poller
 // comes first steps it; the others return at once.
 func (t *waitTuner) step(now time.Time) {
-	if now.UnixNano() < t.due.Load() || !t.mu.TryLock() {
+	mono := monoNanos(now)
+	if mono < t.due.Load() || !t.mu.TryLock() {
 		return
 	}
 	defer t.mu.Unlock()
-	if now.UnixNano() < t.due.Load() {
+	if mono < t.due.Load() {
 		return // another poller has just stepped
 	}
 	cpu := processCPU
@@ -115,9 +117,9 @@ func (t *waitTuner) step(now time.Time) {
 	c, b, r := cpu(), t.bytes.Load(), t.reads.Load()
 	next := tuneWindow
 	switch {
-	case t.due.Load() == 0:
-		// The first step: let the process warm up before measuring.
-		next = tuneStart
+	case t.phase == tuneWarm:
+		// Let the process warm up before measuring.
+		t.phase, next = tuneRun, tuneStart
 	case t.phase == tuneRun:
 		t.phase = tuneMeasure
 	case t.phase == tuneMeasure:
@@ -148,8 +150,16 @@ func (t *waitTuner) step(now time.Time) {
 		}
 	}
 	t.cpu0, t.bytes0, t.reads0 = c, b, r
-	t.due.Store(now.Add(next).UnixNano())
+	t.due.Store(mono + int64(next))
 }
+
+// monoEpoch is the origin of monoNanos.
+var monoEpoch = time.Now()
+
+// monoNanos returns the nanoseconds from monoEpoch to now on the monotonic
+// clock (when now has a monotonic reading), so that a step of the wall
+// clock does not stall the tuner.
+func monoNanos(now time.Time) int64 { return int64(now.Sub(monoEpoch)) }
 
 // processCPU returns the CPU time (user and system) the process has used.
 func processCPU() time.Duration {
