@@ -115,37 +115,44 @@ func (t *waitTuner) step(now time.Time) {
 		cpu = t.cpu
 	}
 	c, b, r := cpu(), t.bytes.Load(), t.reads.Load()
+	// Whether the phase ending now read enough to be measured, and its CPU
+	// time a byte.
+	measured := r-t.reads0 >= tuneMinReads && c > t.cpu0
+	cost := float64(c-t.cpu0) / float64(b-t.bytes0)
 	next := tuneWindow
-	switch {
-	case t.phase == tuneWarm:
+	switch t.phase {
+	case tuneWarm:
 		// Let the process warm up before measuring.
 		t.phase, next = tuneRun, tuneStart
-	case t.phase == tuneRun:
+	case tuneRun:
 		t.phase = tuneMeasure
-	case t.phase == tuneMeasure:
-		if r-t.reads0 < tuneMinReads || c <= t.cpu0 {
+	case tuneMeasure:
+		if !measured {
 			t.phase, next = tuneRun, tuneEvery
 			break
 		}
-		t.before = float64(c-t.cpu0) / float64(b-t.bytes0)
+		t.before = cost
 		t.block.Store(!t.block.Load())
 		t.phase, next = tuneSwitch, tuneSettle
-	case t.phase == tuneSwitch:
+	case tuneSwitch:
 		t.phase = tuneProbe
-	default: // tuneProbe
-		t.phase, next = tuneRun, tuneEvery<<t.kept-tuneWindow
-		cost := float64(c-t.cpu0) / float64(b-t.bytes0)
+	case tuneProbe:
+		// The probe's way is kept only if it was cheaper by the margin.
+		keep, retry := false, false
 		switch {
-		case r-t.reads0 < tuneMinReads || c <= t.cpu0:
-			t.block.Store(!t.block.Load()) // back to the way before
+		case !measured:
 		case cost < t.before*(1-tuneMargin):
-			t.kept, next = 0, tuneEvery-tuneWindow // keep the probe's way
+			keep, t.kept = true, 0
 		case cost > t.before*(1+tuneMargin):
-			t.block.Store(!t.block.Load())
 			t.kept = min(t.kept+1, tuneBackoff)
-			next = tuneEvery<<t.kept - tuneWindow
 		default: // within the margin: try again soon
+			retry = true
+		}
+		if !keep {
 			t.block.Store(!t.block.Load())
+		}
+		t.phase, next = tuneRun, tuneEvery<<t.kept-tuneWindow
+		if retry {
 			next = tuneRetry - tuneWindow
 		}
 	}
