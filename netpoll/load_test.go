@@ -122,8 +122,9 @@ func TestBusyByIdlePeriods(t *testing.T) {
 // The wait tuner keeps the way that costs less CPU a byte read: it parks
 // until measured, switches when the probe of the other way costs
 // tuneMargin less, switches back otherwise, decides nothing on too few
-// reads, backs off while probes find the way in force cheaper, and probes
-// again soon when they find the two within the margin.
+// reads, backs off while probes find the way in force cheaper (each such
+// finding confirmed by a second probe soon after), and probes again soon
+// when they find the two within the margin.
 func TestWaitTuner(t *testing.T) {
 	var tu waitTuner
 	now := time.Now()
@@ -183,6 +184,14 @@ func TestWaitTuner(t *testing.T) {
 	// The probe of parking finds it dearer: back to blocking, and the next
 	// probe waits twice as long, then four and eight times, and no longer.
 	for i, want := range []int{2, 4, 8, 8} {
+		// A first loss is confirmed after tuneRetry before the backoff
+		// grows.
+		if block := probe(9.5, 11.9, 40000); !block {
+			t.Fatalf("probe %d: parks after an unconfirmed probe found parking 25%% dearer", i)
+		}
+		if d := untilDue(); d != tuneRetry-tuneWindow {
+			t.Fatalf("probe %d: next probe in %v after a first loss, want %v", i, d, tuneRetry-tuneWindow)
+		}
 		block := probe(9.5, 11.9, 40000)
 		if !block {
 			t.Fatalf("probe %d: parks though parking costs 25%% more", i)
@@ -201,8 +210,16 @@ func TestWaitTuner(t *testing.T) {
 			t.Fatalf("next probe in %v after an inconclusive one, want %v", d, tuneRetry-tuneWindow)
 		}
 	}
+	probe(9.5, 11.9, 40000) // a first loss, confirmed by the next
 	if probe(9.5, 11.9, 40000); untilDue() != 8*tuneEvery-tuneWindow {
 		t.Fatal("an inconclusive probe changed the backoff")
+	}
+	// A first loss, then a probe within the margin: the loss is forgotten,
+	// and the next is a first loss again.
+	probe(9.5, 11.9, 40000)
+	probe(10, 10.3, 40000)
+	if probe(9.5, 11.9, 40000); untilDue() != tuneRetry-tuneWindow {
+		t.Fatal("a loss after an inconclusive probe backed off: it should be confirmed first")
 	}
 	// A lone connection's load, parking cheaper: switches, and the backoff
 	// starts over.
@@ -211,6 +228,10 @@ func TestWaitTuner(t *testing.T) {
 	}
 	if d := untilDue(); d != tuneEvery-tuneWindow {
 		t.Fatalf("next probe in %v after a switch, want %v", d, tuneEvery-tuneWindow)
+	}
+	// The switch forgot the loss found before it: the next is a first one.
+	if block := probe(45, 38, 10000); block || untilDue() != tuneRetry-tuneWindow {
+		t.Fatalf("block %v, next probe in %v after a first loss since a switch; want parked, %v", block, untilDue(), tuneRetry-tuneWindow)
 	}
 	// Too few reads: nothing is measured and the way holds, whatever the
 	// costs; the probe is skipped until the next period.

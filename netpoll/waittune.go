@@ -43,11 +43,15 @@ import (
 // time the dearer way (a lone connection's p99 round trip is some 40% longer
 // while the server blocks); a probe that changes the way brings tuneEvery
 // back. A probe within tuneMargin either way decides nothing and is made
-// again after tuneRetry: a 250 ms window is noisy, and of eleven servers at
-// 40k requests/s, whose probes found blocking 8-23% cheaper, one measured
-// 4.5% at its first probe (with that first probe final until the next, it ran
-// parked for 10 s at 12 µs a request instead of 9.8-10.2). Measuring from
-// the first step, windows of the warm-up were compared: hence tuneStart.
+// again after tuneRetry, and so is a first probe that finds the way in force
+// cheaper: the backoff grows only when the next probe confirms it. A 250 ms
+// window is noisy, and the first after a switch the more so. Of eleven
+// servers at 40k requests/s, whose probes found blocking 8-23% cheaper, one
+// measured 4.5% at its first probe; of the next eleven, one measured
+// blocking 5% dearer at its first probe, and with that probe final until the
+// next it ran parked for 10 s at 11.9 µs a request instead of 10. Measuring
+// from the first step, windows of the warm-up were compared: hence
+// tuneStart.
 //
 // A busy poller (see spinBusy) never parks whatever the way, and a poller
 // with dialed connections always parks when the process has no processor to
@@ -78,6 +82,7 @@ type waitTuner struct {
 	reads0 int64
 	before float64              // CPU a byte of the way in force before the probe
 	kept   int                  // probes in a row that found the way in force cheaper (at most tuneBackoff)
+	lost   bool                 // the last probe found the way in force cheaper, not yet confirmed
 	cpu    func() time.Duration // process CPU time; nil: processCPU
 }
 
@@ -142,11 +147,13 @@ func (t *waitTuner) step(now time.Time) {
 		switch {
 		case !measured:
 		case cost < t.before*(1-tuneMargin):
-			keep, t.kept = true, 0
+			keep, t.kept, t.lost = true, 0, false
+		case cost > t.before*(1+tuneMargin) && t.lost:
+			t.kept, t.lost = min(t.kept+1, tuneBackoff), false
 		case cost > t.before*(1+tuneMargin):
-			t.kept = min(t.kept+1, tuneBackoff)
+			t.lost, retry = true, true // confirm it soon before backing off
 		default: // within the margin: try again soon
-			retry = true
+			t.lost, retry = false, true
 		}
 		if !keep {
 			t.block.Store(!t.block.Load())
