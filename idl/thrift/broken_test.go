@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/petrel-rpc/petrel/idl/thrift"
@@ -187,6 +189,44 @@ func TestIncludeCycle(t *testing.T) {
 		" -> testdata/broken/include_cycle_b.thrift -> testdata/broken/include_cycle_a.thrift"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v\nwant %s", err, want)
+	}
+}
+
+// A chain of files each including the next, the last including the first,
+// is one cycle, reported once with its whole chain; a file reached twice by
+// paths that do not loop (d.thrift below) is no cycle. The loader keeps the
+// files being loaded in a map, so a long chain is checked in time linear in
+// its length.
+func TestIncludeCycleLongChain(t *testing.T) {
+	const n = 2000
+	name := func(i int) string { return "f" + strconv.Itoa(i) + ".thrift" }
+	files := map[string]string{
+		"top.thrift": "include \"b.thrift\"\ninclude \"c.thrift\"\ninclude \"f0.thrift\"\n",
+		"b.thrift":   "include \"d.thrift\"\n",
+		"c.thrift":   "include \"d.thrift\"\n",
+		"d.thrift":   "struct D {}\n",
+	}
+	for i := range n {
+		files[name(i)] = "include \"" + name((i+1)%n) + "\"\n"
+	}
+	read := func(path string) ([]byte, error) {
+		if src, ok := files[path]; ok {
+			return []byte(src), nil
+		}
+		return nil, fs.ErrNotExist
+	}
+	_, err := thrift.Parse("top.thrift", []byte(files["top.thrift"]), thrift.ParseOptions{ReadFile: read})
+	var list thrift.ErrorList
+	if !errors.As(err, &list) || len(list) != 1 {
+		t.Fatalf("got %v, want one include cycle", err)
+	}
+	chain := make([]string, 0, n+1)
+	for i := range n + 1 {
+		chain = append(chain, name(i%n))
+	}
+	want := name(n-1) + ":1:1: include cycle: " + strings.Join(chain, " -> ")
+	if got := list[0].Error(); got != want {
+		t.Fatalf("got %.200s...\nwant %.200s...", got, want)
 	}
 }
 

@@ -53,12 +53,13 @@ func Parse(name string, src []byte, opts ParseOptions) (*File, error) {
 }
 
 type loader struct {
-	opts  ParseOptions
-	osFS  bool             // ReadFile is os.ReadFile: includes are checked with os.Stat first
-	files map[string]*File // by cleaned path
-	order []*File          // every file, the main file first
-	stack []*File          // files whose includes are being loaded
-	errs  ErrorList
+	opts    ParseOptions
+	osFS    bool             // ReadFile is os.ReadFile: includes are checked with os.Stat first
+	files   map[string]*File // by cleaned path
+	order   []*File          // every file, the main file first
+	stack   []*File          // files whose includes are being loaded
+	onStack map[string]int   // the index in stack of each of those files, by path
+	errs    ErrorList
 }
 
 func newLoader(opts ParseOptions) *loader {
@@ -69,7 +70,7 @@ func newLoader(opts ParseOptions) *loader {
 	if opts.MaxDepth <= 0 {
 		opts.MaxDepth = DefaultMaxDepth
 	}
-	return &loader{opts: opts, osFS: osFS, files: map[string]*File{}}
+	return &loader{opts: opts, osFS: osFS, files: map[string]*File{}, onStack: map[string]int{}}
 }
 
 func (ld *loader) read(path string) ([]byte, error) { return ld.opts.ReadFile(path) }
@@ -96,8 +97,12 @@ func (ld *loader) load(path string, src []byte) *File {
 		ld.errs = append(ld.errs, perr)
 		return f
 	}
+	ld.onStack[path] = len(ld.stack)
 	ld.stack = append(ld.stack, f)
-	defer func() { ld.stack = ld.stack[:len(ld.stack)-1] }()
+	defer func() {
+		ld.stack = ld.stack[:len(ld.stack)-1]
+		delete(ld.onStack, path)
+	}()
 	for _, inc := range f.Includes {
 		if prev, ok := f.IncludeMap[inc.Name]; ok {
 			ld.errs = append(ld.errs, &Error{Pos: inc.Pos, Msg: "include name " + strconv.Quote(inc.Name) +
@@ -109,19 +114,13 @@ func (ld *loader) load(path string, src []byte) *File {
 			ld.errs = append(ld.errs, &Error{Pos: inc.Pos, Msg: err.Error(), Err: errors.Unwrap(err)})
 			continue
 		}
-		for i, s := range ld.stack {
-			if s.Path == target {
-				var chain []string
-				for _, t := range ld.stack[i:] {
-					chain = append(chain, t.Path)
-				}
-				chain = append(chain, target)
-				ld.errs = append(ld.errs, &Error{Pos: inc.Pos, Msg: "include cycle: " + strings.Join(chain, " -> ")})
-				target = ""
-				break
+		if i, ok := ld.onStack[target]; ok {
+			var chain []string
+			for _, t := range ld.stack[i:] {
+				chain = append(chain, t.Path)
 			}
-		}
-		if target == "" {
+			chain = append(chain, target)
+			ld.errs = append(ld.errs, &Error{Pos: inc.Pos, Msg: "include cycle: " + strings.Join(chain, " -> ")})
 			continue
 		}
 		g, ok := ld.files[target]
