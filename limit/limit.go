@@ -137,8 +137,17 @@ func (c *Concurrency) TryAcquire() bool {
 	}
 }
 
-// Release gives back a place taken by TryAcquire.
-func (c *Concurrency) Release() { c.n.Add(-1) }
+// Release gives back a place taken by TryAcquire. A Release without a
+// matching TryAcquire panics, as sync.WaitGroup does when its counter goes
+// negative: a count let below zero would admit more than the bound from
+// then on, silently. The count is restored before the panic, so a caller
+// that recovers finds it as it was.
+func (c *Concurrency) Release() {
+	if c.n.Add(-1) < 0 {
+		c.n.Add(1)
+		panic("limit: Concurrency.Release without a matching TryAcquire")
+	}
+}
 
 // Load returns the number of places held.
 func (c *Concurrency) Load() int64 { return c.n.Load() }

@@ -99,6 +99,34 @@ func TestConcurrency(t *testing.T) {
 	}
 }
 
+// TestConcurrencyOverRelease: a Release with no place held panics and
+// leaves the count as it was, so the bound still holds afterwards.
+func TestConcurrencyOverRelease(t *testing.T) {
+	c := limit.NewConcurrency(1)
+	if !c.TryAcquire() {
+		t.Fatal("refused the first place")
+	}
+	c.Release()
+	func() {
+		defer func() {
+			r := recover()
+			if r == nil {
+				t.Fatal("a second Release did not panic")
+			}
+			if msg, _ := r.(string); !strings.Contains(msg, "without a matching TryAcquire") {
+				t.Fatalf("panic %v", r)
+			}
+		}()
+		c.Release()
+	}()
+	if c.Load() != 0 {
+		t.Fatalf("load %d after the refused Release, want 0", c.Load())
+	}
+	if !c.TryAcquire() || c.TryAcquire() {
+		t.Fatal("the bound of 1 does not hold after the refused Release")
+	}
+}
+
 func TestLimiter(t *testing.T) {
 	l, err := limit.New(limit.Config{MaxConnections: 2, MaxQPS: 3, MaxInFlight: 2}, 0)
 	if err != nil {
