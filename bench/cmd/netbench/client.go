@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,14 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/petrel-rpc/petrel/bench/internal/harness"
 	"github.com/petrel-rpc/petrel/internal/hist"
-)
-
-// Lines the client child prints on stdout for the parent.
-const (
-	markStart  = "start"   // the measured window begins now
-	markEnd    = "end"     // the measured window ended now
-	markResult = "result " // followed by a clientResult in JSON
 )
 
 // clientResult is what the client child reports about the measured window.
@@ -38,8 +31,8 @@ type clientResult struct {
 
 // runClient is the load generator child: one goroutine per connection, each
 // writing pipeline messages of size bytes in one write and reading the echoes
-// back, closed loop or paced by -rate. It prints markStart and markEnd around
-// the measured window and then markResult.
+// back, closed loop or paced by -rate. It prints harness.MarkStart and
+// harness.MarkEnd around the measured window and then harness.MarkResult.
 func runClient(o *options, stdin io.Reader, stdout, stderr io.Writer) error {
 	if o.addr == "" {
 		return errors.New("-addr is required")
@@ -83,22 +76,8 @@ func runClient(o *options, stdin io.Reader, stdout, stderr io.Writer) error {
 		}()
 	}
 
-	time.Sleep(time.Until(t0))
-	if _, err := fmt.Fprintln(stdout, markStart); err != nil {
+	if err := harness.Window(stdout, t0, t1, &wg, ioGrace+time.Second, "connections"); err != nil {
 		return err
-	}
-	time.Sleep(time.Until(t1))
-	if _, err := fmt.Fprintln(stdout, markEnd); err != nil {
-		return err
-	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	wait := time.NewTimer(time.Until(t1.Add(ioGrace + time.Second)))
-	defer wait.Stop()
-	select {
-	case <-done:
-	case <-wait.C:
-		return errors.New("connections did not finish after the window")
 	}
 
 	var lat, lag hist.Histogram
@@ -111,12 +90,7 @@ func runClient(o *options, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	res.P50NS, res.P99NS, res.P999NS = lat.Quantile(0.50), lat.Quantile(0.99), lat.Quantile(0.999)
 	res.LagP50NS, res.LagP99NS = lag.Quantile(0.50), lag.Quantile(0.99)
-	b, err := json.Marshal(res)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(stdout, "%s%s\n", markResult, b)
-	return err
+	return harness.PrintJSON(stdout, harness.MarkResult, res)
 }
 
 // ioGrace bounds how long a connection waits for replies after the window.

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/petrel-rpc/petrel/bench/internal/harness"
 )
 
 // compareMetrics are the columns of the -compare table.
@@ -138,15 +139,7 @@ func median(rs []*result, get func(*result) *float64) *float64 {
 			vs = append(vs, *p)
 		}
 	}
-	if len(vs) == 0 {
-		return nil
-	}
-	slices.Sort(vs)
-	m := vs[len(vs)/2]
-	if len(vs)%2 == 0 {
-		m = (vs[len(vs)/2-1] + m) / 2
-	}
-	return &m
+	return harness.Median(vs)
 }
 
 func fmtOpt(p *float64) string {

@@ -20,11 +20,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/petrel-rpc/petrel/bench/internal/harness"
 )
 
 func main() {
@@ -100,24 +102,11 @@ func (o *options) validate() error {
 		return fmt.Errorf("-pipeline %d: must be in [1, 4096]", o.pipeline)
 	case o.size*o.pipeline > 64<<20:
 		return fmt.Errorf("-size*-pipeline = %d: at most 64 MiB per batch", o.size*o.pipeline)
-	case o.rate < 0 || math.IsNaN(o.rate) || math.IsInf(o.rate, 0):
-		return fmt.Errorf("-rate %g: must be a finite number, not negative", o.rate)
-	case o.warmup < 0:
-		return fmt.Errorf("-warmup %v: must not be negative", o.warmup)
-	case o.duration <= 0:
-		return fmt.Errorf("-duration %v: must be positive", o.duration)
 	}
-	return nil
+	return harness.CheckTiming(o.rate, o.warmup, o.duration)
 }
 
-func implNames() []string {
-	names := make([]string, 0, len(servers))
-	for n := range servers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func implNames() []string { return slices.Sorted(maps.Keys(servers)) }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o, err := parseFlags(args, stderr)
@@ -144,26 +133,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "netbench:", err)
 		return 2
 	}
-	switch o.role {
-	case "server":
-		err = runServer(o, stdin, stdout, stderr)
-	case "client":
-		err = runClient(o, stdin, stdout, stderr)
-	case "":
-		err = runParent(o, stdout, stderr)
-	default:
-		err = fmt.Errorf("unknown -role %q", o.role)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "netbench %s: %v\n", roleName(o.role), err)
-		return 1
-	}
-	return 0
-}
-
-func roleName(r string) string {
-	if r == "" {
-		return "parent"
-	}
-	return r
+	return harness.RunRole("netbench", o.role, stderr,
+		func() error { return runParent(o, stdout, stderr) },
+		func() error { return runServer(o, stdin, stdout, stderr) },
+		func() error { return runClient(o, stdin, stdout, stderr) })
 }

@@ -1,24 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
-	"os"
-	"os/signal"
 	"slices"
 	"strconv"
-	"strings"
-	"syscall"
 	"time"
 
+	"github.com/petrel-rpc/petrel/bench/internal/harness"
 	"github.com/petrel-rpc/petrel/bench/internal/proc"
 )
 
@@ -44,84 +38,36 @@ type result struct {
 // runParent runs one measurement: server child, client child, sampling of
 // the server around the window, and the result on stdout.
 func runParent(o *options, stdout, stderr io.Writer) error {
-	exe, err := os.Executable()
+	p, err := harness.NewParent("netbench", o.pin, o.serverCPU, o.clientCPU, o.warmup+o.duration+ioGrace+60*time.Second, stderr)
 	if err != nil {
-		return fmt.Errorf("finding this executable: %w", err)
+		return err
 	}
-	serverCPU, clientCPU := -1, -1
-	if o.pin {
-		if o.serverCPU == o.clientCPU {
-			return fmt.Errorf("-server-cpu and -client-cpu are both %d", o.serverCPU)
-		}
-		serverCPU, clientCPU = o.serverCPU, o.clientCPU
-	}
-	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "netbench: "+format+"\n", args...) }
-
-	// Everything is bounded in time, and Ctrl-C ends the run; on every way
-	// out the children are killed.
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer cancel()
-	limit := o.warmup + o.duration + ioGrace + 60*time.Second
-	ctx, cancelLimit := context.WithTimeoutCause(ctx, limit, fmt.Errorf("the run took longer than %v", limit))
-	defer cancelLimit()
-	var kids proc.Group
-	defer kids.KillAll()
+	defer p.Close()
+	serverCPU, clientCPU, logf := p.ServerCPU, p.ClientCPU, p.Logf
 
 	// The server.
-	srv, err := kids.Start(exe, []string{"-role", "server", "-impl", o.impl, "-size", strconv.Itoa(o.size)}, serverCPU, stderr)
-	if err != nil {
-		return fmt.Errorf("starting the server: %w", err)
-	}
-	srvPid, srvExited := srv.Pid, srv.Exited
-	line, err := srv.FirstLine(ctx, 10*time.Second, "server")
+	addr, err := p.StartServer([]string{"-role", "server", "-impl", o.impl, "-size", strconv.Itoa(o.size)})
 	if err != nil {
 		return err
 	}
-	addr, err := readAddr(bufio.NewReader(strings.NewReader(line + "\n")))
-	if err != nil {
-		return err
-	}
-	if err := probe(ctx, addr, o.size); err != nil {
+	if err := probe(p.Ctx, addr, o.size); err != nil {
 		return fmt.Errorf("the %s server at %s does not echo: %w", o.impl, addr, err)
 	}
-	logf("%s server pid %d at %s", o.impl, srvPid, addr)
+	logf("%s server pid %d at %s", o.impl, p.Srv.Pid, addr)
 
 	// The client.
-	cli, err := kids.Start(exe, []string{"-role", "client", "-addr", addr, "-impl", o.impl,
+	if err := p.StartClient([]string{"-role", "client", "-addr", addr, "-impl", o.impl,
 		"-size", strconv.Itoa(o.size), "-conns", strconv.Itoa(o.conns),
 		"-pipeline", strconv.Itoa(o.pipeline), "-rate", strconv.FormatFloat(o.rate, 'g', -1, 64),
-		"-warmup", o.warmup.String(), "-duration", o.duration.String()}, clientCPU, stderr)
-	if err != nil {
-		return fmt.Errorf("starting the client: %w", err)
+		"-warmup", o.warmup.String(), "-duration", o.duration.String()}); err != nil {
+		return err
 	}
-	defer cli.Stdin.Close()
-	cliPid, cliExited, cliLines := cli.Pid, cli.Exited, cli.Lines
 
-	next := func(want string, within time.Duration) (string, error) {
-		t := time.NewTimer(within)
-		defer t.Stop()
-		select {
-		case line, ok := <-cliLines:
-			if !ok {
-				return "", fmt.Errorf("the client exited before %q: %s", strings.TrimSpace(want), cli.ExitStatus(5*time.Second))
-			}
-			if !strings.HasPrefix(line, want) {
-				return "", fmt.Errorf("the client printed %q, want %q", line, want)
-			}
-			return line, nil
-		case err := <-srvExited:
-			return "", fmt.Errorf("the server exited during the run: %v", err)
-		case <-t.C:
-			return "", fmt.Errorf("no %q from the client within %v", strings.TrimSpace(want), within)
-		case <-ctx.Done():
-			return "", context.Cause(ctx)
-		}
-	}
 	// Every thread of both children must be on its CPU (when pinned). The
 	// client is checked at the window's start only: at its end it may have
 	// exited. The server's threads are listed for the syscall count too.
 	checkThreads := func(when string, client bool) ([]string, error) {
-		tids, err := proc.Threads(srvPid, serverCPU)
+		tids, err := proc.Threads(p.Srv.Pid, serverCPU)
 		if err != nil {
 			return nil, fmt.Errorf("server %s: %w", when, err)
 		}
@@ -132,7 +78,7 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 			logf("pinning verified %s: server %d threads on CPU %d", when, len(tids), serverCPU)
 			return tids, nil
 		}
-		ctids, err := proc.Threads(cliPid, clientCPU)
+		ctids, err := proc.Threads(p.Cli.Pid, clientCPU)
 		if err != nil {
 			return nil, fmt.Errorf("client %s: %w", when, err)
 		}
@@ -140,10 +86,10 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 		return tids, nil
 	}
 
-	if _, err := next(markStart, o.warmup+30*time.Second); err != nil {
+	if _, err := p.Next(harness.MarkStart, o.warmup+30*time.Second); err != nil {
 		return err
 	}
-	cpu0, cpuErr := proc.CPUTime(srvPid)
+	cpu0, cpuErr := proc.CPUTime(p.Srv.Pid)
 	tids0, err := checkThreads("at window start", true)
 	if err != nil {
 		return err
@@ -162,11 +108,11 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 		perfTrust = true
 	)
 	if o.perf {
-		if perf, err = startPerf(srvPid); err != nil {
+		if perf, err = startPerf(p.Srv.Pid); err != nil {
 			logf("perf unavailable, syscalls_per_req will be null: %v", err)
 			perf = nil
 		} else {
-			kids.Add(perf.cmd.Process.Pid)
+			p.Kids.Add(perf.cmd.Process.Pid)
 			if err := perf.command("enable", 5*time.Second); err != nil {
 				logf("%v; syscalls_per_req will be null", err)
 				perf.kill()
@@ -176,7 +122,7 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 		}
 	}
 
-	if _, err := next(markEnd, o.duration+30*time.Second); err != nil {
+	if _, err := p.Next(harness.MarkEnd, o.duration+30*time.Second); err != nil {
 		return err
 	}
 	if perf != nil {
@@ -187,7 +133,7 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 		}
 		perfOff = time.Now()
 	}
-	cpu1, err := proc.CPUTime(srvPid)
+	cpu1, err := proc.CPUTime(p.Srv.Pid)
 	if cpuErr == nil {
 		cpuErr = err
 	}
@@ -204,21 +150,12 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 		perfTrust = false
 	}
 
-	line, err = next(markResult, ioGrace+10*time.Second)
-	if err != nil {
+	var cr clientResult
+	if err := p.Result(&cr, ioGrace+10*time.Second); err != nil {
 		return err
 	}
-	var cr clientResult
-	if err := json.Unmarshal([]byte(strings.TrimPrefix(line, markResult)), &cr); err != nil {
-		return fmt.Errorf("parsing the client's result: %w", err)
-	}
-	select {
-	case err := <-cliExited:
-		if err != nil {
-			return fmt.Errorf("client: %w", err)
-		}
-	case <-time.After(5 * time.Second):
-		return errors.New("the client did not exit after its result")
+	if err := p.WaitClient(5 * time.Second); err != nil {
+		return err
 	}
 
 	var syscalls *uint64
@@ -232,14 +169,7 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 		}
 	}
 
-	// Stop the server politely, then for sure.
-	_ = srv.Stdin.Close()
-	_ = srv.Cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-srvExited:
-	case <-time.After(5 * time.Second):
-		logf("the server did not exit on SIGTERM; killing it")
-	}
+	p.StopServer()
 
 	res := result{
 		Impl:      o.impl,
@@ -247,26 +177,26 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 		Conns:     o.conns,
 		Pipeline:  o.pipeline,
 		Rate:      o.rate,
-		DurationS: round(float64(cr.WindowNS)/1e9, 3),
+		DurationS: harness.Round(float64(cr.WindowNS)/1e9, 3),
 		Requests:  cr.Requests,
-		P50US:     round(float64(cr.P50NS)/1e3, 2),
-		P99US:     round(float64(cr.P99NS)/1e3, 2),
-		P999US:    round(float64(cr.P999NS)/1e3, 2),
+		P50US:     harness.Round(float64(cr.P50NS)/1e3, 2),
+		P99US:     harness.Round(float64(cr.P99NS)/1e3, 2),
+		P999US:    harness.Round(float64(cr.P999NS)/1e3, 2),
 		Errors:    cr.Errors,
 	}
 	if cr.WindowNS > 0 {
-		res.QPS = round(float64(cr.Requests)/(float64(cr.WindowNS)/1e9), 1)
+		res.QPS = harness.Round(float64(cr.Requests)/(float64(cr.WindowNS)/1e9), 1)
 	}
 	if cpuErr != nil {
 		logf("server CPU time unavailable: %v", cpuErr)
 	} else if cr.Requests > 0 {
-		v := round(float64((cpu1-cpu0).Nanoseconds())/1e3/float64(cr.Requests), 4)
+		v := harness.Round(float64((cpu1-cpu0).Nanoseconds())/1e3/float64(cr.Requests), 4)
 		res.ServerCPUUSPerReq = &v
 	}
 	if syscalls != nil && cr.Requests > 0 {
 		// Requests in perf's interval, at the window's rate.
 		reqs := float64(cr.Requests) / float64(cr.WindowNS) * float64(perfOff.Sub(perfOn).Nanoseconds())
-		v := round(float64(*syscalls)/reqs, 4)
+		v := harness.Round(float64(*syscalls)/reqs, 4)
 		res.SyscallsPerReq = &v
 	}
 	if o.rate > 0 {
@@ -288,28 +218,12 @@ func newThreads(before, after []string) []string {
 
 func printResult(w io.Writer, r *result, asJSON bool) error {
 	if asJSON {
-		b, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
-		return err
-	}
-	opt := func(p *float64) string {
-		if p == nil {
-			return "n/a"
-		}
-		return strconv.FormatFloat(*p, 'f', -1, 64)
+		return harness.PrintJSON(w, "", r)
 	}
 	_, err := fmt.Fprintf(w, "%s size=%d conns=%d pipeline=%d rate=%g: %d requests in %.3fs = %.0f/s, p50 %.1fus p99 %.1fus p99.9 %.1fus, %d errors, server %s us CPU and %s syscalls per request\n",
 		r.Impl, r.Size, r.Conns, r.Pipeline, r.Rate, r.Requests, r.DurationS, r.QPS,
-		r.P50US, r.P99US, r.P999US, r.Errors, opt(r.ServerCPUUSPerReq), opt(r.SyscallsPerReq))
+		r.P50US, r.P99US, r.P999US, r.Errors, harness.OrNA(r.ServerCPUUSPerReq), harness.OrNA(r.SyscallsPerReq))
 	return err
-}
-
-func round(v float64, places int) float64 {
-	p := math.Pow(10, float64(places))
-	return math.Round(v*p) / p
 }
 
 // probe waits until the server at addr accepts a connection and echoes one

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,14 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/petrel-rpc/petrel/bench/internal/harness"
 	"github.com/petrel-rpc/petrel/internal/hist"
-)
-
-// Lines the client child prints on stdout for the parent.
-const (
-	markStart  = "start"   // the measured window begins now
-	markEnd    = "end"     // the measured window ended now
-	markResult = "result " // followed by a clientResult in JSON
 )
 
 // clientResult is what the client child reports about the measured window.
@@ -40,10 +33,11 @@ type clientResult struct {
 const ioGrace = 5 * time.Second
 
 // runClient is the client child: -conc goroutines calling the server, in a
-// closed loop or paced by -rate. It prints markStart and markEnd around the
-// measured window and then markResult, and returns once the parent has
-// closed its stdin: the parent reads this process's CPU time and checks its
-// threads when the window ends, so it must not be gone by then.
+// closed loop or paced by -rate. It prints harness.MarkStart and
+// harness.MarkEnd around the measured window and then harness.MarkResult,
+// and returns once the parent has closed its stdin: the parent reads this
+// process's CPU time and checks its threads when the window ends, so it
+// must not be gone by then.
 func runClient(o *options, stdin io.Reader, stdout, stderr io.Writer) error {
 	if o.addr == "" {
 		return errors.New("-addr is required")
@@ -113,22 +107,8 @@ func runClient(o *options, stdin io.Reader, stdout, stderr io.Writer) error {
 		}()
 	}
 
-	time.Sleep(time.Until(t0))
-	if _, err := fmt.Fprintln(stdout, markStart); err != nil {
+	if err := harness.Window(stdout, t0, t1, &wg, ioGrace, "callers"); err != nil {
 		return err
-	}
-	time.Sleep(time.Until(t1))
-	if _, err := fmt.Fprintln(stdout, markEnd); err != nil {
-		return err
-	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	wait := time.NewTimer(time.Until(t1.Add(ioGrace)))
-	defer wait.Stop()
-	select {
-	case <-done:
-	case <-wait.C:
-		return errors.New("callers did not finish after the window")
 	}
 
 	var lat, lag hist.Histogram
@@ -142,14 +122,10 @@ func runClient(o *options, stdin io.Reader, stdout, stderr io.Writer) error {
 	res.AvgNS = lat.Mean()
 	res.P50NS, res.P99NS, res.P999NS = lat.Quantile(0.50), lat.Quantile(0.99), lat.Quantile(0.999)
 	res.LagP50NS, res.LagP99NS = lag.Quantile(0.50), lag.Quantile(0.99)
-	b, err := json.Marshal(res)
-	if err != nil {
-		return err
-	}
 	// Closed before printing: the parent may close stdin as soon as it has
 	// read the line.
 	close(resultOut)
-	if _, err := fmt.Fprintf(stdout, "%s%s\n", markResult, b); err != nil {
+	if err := harness.PrintJSON(stdout, harness.MarkResult, res); err != nil {
 		return err
 	}
 	<-parentDone

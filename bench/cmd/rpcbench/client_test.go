@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/petrel-rpc/petrel/bench/internal/harness"
 )
 
 // instantClient echoes in process: no server, so the client role can be
@@ -43,7 +45,7 @@ func TestClientWaitsForParent(t *testing.T) {
 		done <- err
 	}()
 	lines := bufio.NewScanner(stdoutR)
-	for _, want := range []string{markStart, markEnd, markResult} {
+	for _, want := range []string{harness.MarkStart, harness.MarkEnd, harness.MarkResult} {
 		if !lines.Scan() {
 			t.Fatalf("the client's output ended before %q: %v", want, <-done)
 		}

@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"text/tabwriter"
+
+	"github.com/petrel-rpc/petrel/bench/internal/harness"
 )
 
 // A target is one comparison the RPC issue asks for: the ratio of two
@@ -91,7 +92,7 @@ func compare(in io.Reader, out io.Writer) error {
 					vals = append(vals, v)
 				}
 			}
-			med := median(vals)
+			med := harness.Median(vals)
 			medians[impl][k] = med
 			fmt.Fprintf(tw, "%s\t", fmtOpt(med))
 		}
@@ -148,20 +149,6 @@ func compare(in io.Reader, out io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%.3f\t(target %s %g)\t%s\n", name, r, op, t.bound, verdict)
 	}
 	return tw.Flush()
-}
-
-// median of vals; nil when there are none.
-func median(vals []float64) *float64 {
-	if len(vals) == 0 {
-		return nil
-	}
-	v := slices.Clone(vals)
-	slices.Sort(v)
-	m := v[len(v)/2]
-	if len(v)%2 == 0 {
-		m = (v[len(v)/2-1] + v[len(v)/2]) / 2
-	}
-	return &m
 }
 
 func fmtOpt(p *float64) string {

@@ -22,11 +22,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/petrel-rpc/petrel/bench/internal/harness"
 )
 
 func main() {
@@ -98,14 +100,8 @@ func (o *options) validate() error {
 		return fmt.Errorf("-size %d: must be in [0, %d] (grpc-go refuses messages over 4 MiB by default, and the request holds more than msg)", o.size, maxSize)
 	case o.conc < 1 || o.conc > 10000:
 		return fmt.Errorf("-conc %d: must be in [1, 10000]", o.conc)
-	case o.rate < 0 || math.IsNaN(o.rate) || math.IsInf(o.rate, 0):
-		return fmt.Errorf("-rate %g: must be a finite number, not negative", o.rate)
-	case o.warmup < 0:
-		return fmt.Errorf("-warmup %v: must not be negative", o.warmup)
-	case o.duration <= 0:
-		return fmt.Errorf("-duration %v: must be positive", o.duration)
 	}
-	return nil
+	return harness.CheckTiming(o.rate, o.warmup, o.duration)
 }
 
 // maxSize is the largest -size: grpc-go refuses a received message over
@@ -114,14 +110,7 @@ func (o *options) validate() error {
 // are left.
 const maxSize = 4<<20 - 64
 
-func implNames() []string {
-	names := make([]string, 0, len(impls))
-	for n := range impls {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func implNames() []string { return slices.Sorted(maps.Keys(impls)) }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o, err := parseFlags(args, stderr)
@@ -148,26 +137,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "rpcbench:", err)
 		return 2
 	}
-	switch o.role {
-	case "server":
-		err = runServer(o, stdin, stdout, stderr)
-	case "client":
-		err = runClient(o, stdin, stdout, stderr)
-	case "":
-		err = runParent(o, stdout, stderr)
-	default:
-		err = fmt.Errorf("unknown -role %q", o.role)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "rpcbench %s: %v\n", roleName(o.role), err)
-		return 1
-	}
-	return 0
-}
-
-func roleName(r string) string {
-	if r == "" {
-		return "parent"
-	}
-	return r
+	return harness.RunRole("rpcbench", o.role, stderr,
+		func() error { return runParent(o, stdout, stderr) },
+		func() error { return runServer(o, stdin, stdout, stderr) },
+		func() error { return runClient(o, stdin, stdout, stderr) })
 }

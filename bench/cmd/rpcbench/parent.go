@@ -1,19 +1,13 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"os"
-	"os/signal"
 	"strconv"
-	"strings"
-	"syscall"
 	"time"
 
+	"github.com/petrel-rpc/petrel/bench/internal/harness"
 	"github.com/petrel-rpc/petrel/bench/internal/proc"
 )
 
@@ -39,48 +33,23 @@ type result struct {
 // runParent runs one measurement: server child, client child, CPU time of
 // both around the window, and the result on stdout.
 func runParent(o *options, stdout, stderr io.Writer) error {
-	exe, err := os.Executable()
+	p, err := harness.NewParent("rpcbench", o.pin, o.serverCPU, o.clientCPU, o.warmup+o.duration+ioGrace+60*time.Second, stderr)
 	if err != nil {
-		return fmt.Errorf("finding this executable: %w", err)
+		return err
 	}
-	serverCPU, clientCPU := -1, -1
-	if o.pin {
-		if o.serverCPU == o.clientCPU {
-			return fmt.Errorf("-server-cpu and -client-cpu are both %d", o.serverCPU)
-		}
-		serverCPU, clientCPU = o.serverCPU, o.clientCPU
-	}
-	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "rpcbench: "+format+"\n", args...) }
-
-	// Everything is bounded in time, and Ctrl-C ends the run; on every way
-	// out the children are killed.
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer cancel()
-	limit := o.warmup + o.duration + ioGrace + 60*time.Second
-	ctx, cancelLimit := context.WithTimeoutCause(ctx, limit, fmt.Errorf("the run took longer than %v", limit))
-	defer cancelLimit()
-	var kids proc.Group
-	defer kids.KillAll()
+	defer p.Close()
+	serverCPU, clientCPU, logf := p.ServerCPU, p.ClientCPU, p.Logf
 
 	// The server.
 	srvArgs := []string{"-role", "server", "-impl", o.impl, "-size", strconv.Itoa(o.size)}
 	if o.serverCPUProfile != "" {
 		srvArgs = append(srvArgs, "-cpuprofile", o.serverCPUProfile)
 	}
-	srv, err := kids.Start(exe, srvArgs, serverCPU, stderr)
-	if err != nil {
-		return fmt.Errorf("starting the server: %w", err)
-	}
-	srvPid, srvExited := srv.Pid, srv.Exited
-	line, err := srv.FirstLine(ctx, 10*time.Second, "server")
+	addr, err := p.StartServer(srvArgs)
 	if err != nil {
 		return err
 	}
-	addr, err := parseAddr(line)
-	if err != nil {
-		return err
-	}
-	logf("%s server pid %d at %s", o.impl, srvPid, addr)
+	logf("%s server pid %d at %s", o.impl, p.Srv.Pid, addr)
 
 	// The client.
 	cliArgs := []string{"-role", "client", "-addr", addr, "-impl", o.impl,
@@ -90,43 +59,20 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 	if o.clientCPUProfile != "" {
 		cliArgs = append(cliArgs, "-cpuprofile", o.clientCPUProfile)
 	}
-	cli, err := kids.Start(exe, cliArgs, clientCPU, stderr)
-	if err != nil {
-		return fmt.Errorf("starting the client: %w", err)
+	if err := p.StartClient(cliArgs); err != nil {
+		return err
 	}
-	defer cli.Stdin.Close()
-	cliPid, cliExited, cliLines := cli.Pid, cli.Exited, cli.Lines
 
-	next := func(want string, within time.Duration) (string, error) {
-		t := time.NewTimer(within)
-		defer t.Stop()
-		select {
-		case line, ok := <-cliLines:
-			if !ok {
-				return "", fmt.Errorf("the client exited before %q: %s", strings.TrimSpace(want), cli.ExitStatus(5*time.Second))
-			}
-			if !strings.HasPrefix(line, want) {
-				return "", fmt.Errorf("the client printed %q, want %q", line, want)
-			}
-			return line, nil
-		case err := <-srvExited:
-			return "", fmt.Errorf("the server exited during the run: %v", err)
-		case <-t.C:
-			return "", fmt.Errorf("no %q from the client within %v", strings.TrimSpace(want), within)
-		case <-ctx.Done():
-			return "", context.Cause(ctx)
-		}
-	}
 	// Every thread of both children must be on its CPU (when pinned).
 	checkThreads := func(when string) error {
 		if !o.pin {
 			return nil
 		}
-		stids, err := proc.Threads(srvPid, serverCPU)
+		stids, err := proc.Threads(p.Srv.Pid, serverCPU)
 		if err != nil {
 			return fmt.Errorf("server %s: %w", when, err)
 		}
-		ctids, err := proc.Threads(cliPid, clientCPU)
+		ctids, err := proc.Threads(p.Cli.Pid, clientCPU)
 		if err != nil {
 			return fmt.Errorf("client %s: %w", when, err)
 		}
@@ -135,69 +81,52 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 	}
 
 	// The client's first call succeeded before its warm-up began.
-	if _, err := next(markStart, o.warmup+30*time.Second); err != nil {
+	if _, err := p.Next(harness.MarkStart, o.warmup+30*time.Second); err != nil {
 		return err
 	}
-	s0, sErr := proc.CPUTime(srvPid)
-	c0, cErr := proc.CPUTime(cliPid)
+	s0, sErr := proc.CPUTime(p.Srv.Pid)
+	c0, cErr := proc.CPUTime(p.Cli.Pid)
 	if err := checkThreads("at window start"); err != nil {
 		return err
 	}
-	if _, err := next(markEnd, o.duration+30*time.Second); err != nil {
+	if _, err := p.Next(harness.MarkEnd, o.duration+30*time.Second); err != nil {
 		return err
 	}
-	s1, err := proc.CPUTime(srvPid)
+	s1, err := proc.CPUTime(p.Srv.Pid)
 	sErr = errors.Join(sErr, err)
-	c1, err := proc.CPUTime(cliPid)
+	c1, err := proc.CPUTime(p.Cli.Pid)
 	cErr = errors.Join(cErr, err)
 	if err := checkThreads("at window end"); err != nil {
 		return err
 	}
 
-	line, err = next(markResult, ioGrace+10*time.Second)
-	if err != nil {
-		return err
-	}
 	var cr clientResult
-	if err := json.Unmarshal([]byte(strings.TrimPrefix(line, markResult)), &cr); err != nil {
-		return fmt.Errorf("parsing the client's result: %w", err)
+	if err := p.Result(&cr, ioGrace+10*time.Second); err != nil {
+		return err
 	}
 	// The client exits only once its stdin closes, so that it was still
 	// there to be sampled at the window's end above.
-	_ = cli.Stdin.Close()
-	select {
-	case err := <-cliExited:
-		if err != nil {
-			return fmt.Errorf("client: %w", err)
-		}
-	case <-time.After(10 * time.Second):
-		return errors.New("the client did not exit after its result")
+	_ = p.Cli.Stdin.Close()
+	if err := p.WaitClient(10 * time.Second); err != nil {
+		return err
 	}
-
-	// Stop the server politely (it writes its profile then), then for sure.
-	_ = srv.Stdin.Close()
-	_ = srv.Cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-srvExited:
-	case <-time.After(5 * time.Second):
-		logf("the server did not exit on SIGTERM; killing it")
-	}
+	p.StopServer() // the server writes its profile then
 
 	res := result{
 		Impl:      o.impl,
 		Size:      o.size,
 		Conc:      o.conc,
 		Rate:      o.rate,
-		DurationS: round(float64(cr.WindowNS)/1e9, 3),
+		DurationS: harness.Round(float64(cr.WindowNS)/1e9, 3),
 		Requests:  cr.Requests,
-		AvgUS:     round(cr.AvgNS/1e3, 2),
-		P50US:     round(float64(cr.P50NS)/1e3, 2),
-		P99US:     round(float64(cr.P99NS)/1e3, 2),
-		P999US:    round(float64(cr.P999NS)/1e3, 2),
+		AvgUS:     harness.Round(cr.AvgNS/1e3, 2),
+		P50US:     harness.Round(float64(cr.P50NS)/1e3, 2),
+		P99US:     harness.Round(float64(cr.P99NS)/1e3, 2),
+		P999US:    harness.Round(float64(cr.P999NS)/1e3, 2),
 		Errors:    cr.Errors,
 	}
 	if cr.WindowNS > 0 {
-		res.QPS = round(float64(cr.Requests)/(float64(cr.WindowNS)/1e9), 1)
+		res.QPS = harness.Round(float64(cr.Requests)/(float64(cr.WindowNS)/1e9), 1)
 	}
 	perReq := func(who string, d time.Duration, err error) *float64 {
 		if err != nil {
@@ -207,7 +136,7 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 		if cr.Requests == 0 {
 			return nil
 		}
-		v := round(float64(d.Nanoseconds())/1e3/float64(cr.Requests), 4)
+		v := harness.Round(float64(d.Nanoseconds())/1e3/float64(cr.Requests), 4)
 		return &v
 	}
 	res.ServerCPUUSPerReq = perReq("server", s1-s0, sErr)
@@ -223,26 +152,10 @@ func runParent(o *options, stdout, stderr io.Writer) error {
 
 func printResult(w io.Writer, r *result, asJSON bool) error {
 	if asJSON {
-		b, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
-		return err
-	}
-	opt := func(p *float64) string {
-		if p == nil {
-			return "n/a"
-		}
-		return strconv.FormatFloat(*p, 'f', -1, 64)
+		return harness.PrintJSON(w, "", r)
 	}
 	_, err := fmt.Fprintf(w, "%s size=%d conc=%d rate=%g: %d requests in %.3fs = %.0f/s, avg %.1fus p50 %.1fus p99 %.1fus p99.9 %.1fus, %d errors, CPU per request: server %s us, client %s us\n",
 		r.Impl, r.Size, r.Conc, r.Rate, r.Requests, r.DurationS, r.QPS,
-		r.AvgUS, r.P50US, r.P99US, r.P999US, r.Errors, opt(r.ServerCPUUSPerReq), opt(r.ClientCPUUSPerReq))
+		r.AvgUS, r.P50US, r.P99US, r.P999US, r.Errors, harness.OrNA(r.ServerCPUUSPerReq), harness.OrNA(r.ClientCPUUSPerReq))
 	return err
-}
-
-func round(v float64, places int) float64 {
-	p := math.Pow(10, float64(places))
-	return math.Round(v*p) / p
 }

@@ -14,6 +14,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/petrel-rpc/petrel/bench/internal/harness"
 	"github.com/petrel-rpc/petrel/bench/internal/proc"
 	"github.com/petrel-rpc/petrel/bench/rpc/pb"
 )
@@ -84,24 +85,9 @@ func TestEndToEnd(t *testing.T) {
 
 func checkResult(t *testing.T, b []byte, impl string) {
 	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		t.Fatalf("not a JSON object: %s", b)
-	}
-	var keys []string
-	vals := map[string]any{}
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			t.Fatal(err)
-		}
-		keys = append(keys, k.(string))
-		vals[k.(string)] = v
+	keys, vals, err := harness.DecodeObject(b)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if !slices.Equal(keys, wantKeys) {
 		t.Fatalf("keys %q, want %q", keys, wantKeys)

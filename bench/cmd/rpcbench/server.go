@@ -2,20 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
-	"os/signal"
 	"runtime/pprof"
-	"strings"
-	"syscall"
-	"time"
-)
 
-// addrPrefix starts the line on which a server child announces its address.
-const addrPrefix = "addr "
+	"github.com/petrel-rpc/petrel/bench/internal/harness"
+)
 
 // runServer is the server child: it serves the implementation's echo
 // service on a free port of 127.0.0.1, prints "addr HOST:PORT" on stdout
@@ -37,29 +31,16 @@ func runServer(o *options, stdin io.Reader, stdout, stderr io.Writer) error {
 		_ = ln.Close()
 		return fmt.Errorf("starting the %s server: %w", o.impl, err)
 	}
-	if _, err := fmt.Fprintf(stdout, "%s%s\n", addrPrefix, addr); err != nil {
+	if _, err := fmt.Fprintf(stdout, "%s%s\n", harness.AddrPrefix, addr); err != nil {
 		return fmt.Errorf("announcing the address: %w", err)
 	}
-
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-	defer signal.Stop(sig)
-	parentGone := make(chan struct{})
-	go func() {
-		_, _ = io.Copy(io.Discard, stdin)
-		close(parentGone)
-	}()
-
-	select {
-	case err := <-serveErr:
+	early, err := harness.Serve(stdin, serveErr, func(ctx context.Context) {
+		if err := stop(ctx); err != nil {
+			fmt.Fprintf(stderr, "rpcbench server: %s stop: %v\n", o.impl, err)
+		}
+	})
+	if early {
 		return fmt.Errorf("the %s server stopped on its own: %v", o.impl, err)
-	case <-sig:
-	case <-parentGone:
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := stop(ctx); err != nil {
-		fmt.Fprintf(stderr, "rpcbench server: %s stop: %v\n", o.impl, err)
 	}
 	return nil
 }
@@ -82,13 +63,4 @@ func startProfile(path string) (func(), error) {
 		pprof.StopCPUProfile()
 		_ = f.Close()
 	}, nil
-}
-
-// parseAddr reads the "addr" line a server child prints.
-func parseAddr(line string) (string, error) {
-	addr, ok := strings.CutPrefix(line, addrPrefix)
-	if !ok || addr == "" {
-		return "", errors.New("the server printed " + fmt.Sprintf("%q", line) + ", want \"addr HOST:PORT\"")
-	}
-	return addr, nil
 }
