@@ -341,9 +341,10 @@ func TestMiddlewareSeesRPCInfo(t *testing.T) {
 		}
 	}
 	// The inner middleware derives a context: the call still works.
+	type derivedKey struct{}
 	derive := func(next endpoint.Endpoint) endpoint.Endpoint {
 		return func(ctx context.Context, req, resp any) error {
-			return next(context.WithValue(ctx, struct{}{}, 1), req, resp)
+			return next(context.WithValue(ctx, derivedKey{}, 1), req, resp)
 		}
 	}
 	c, err := client.New("Echo", client.WithHostPorts(srv.Addr()),

@@ -122,8 +122,9 @@ func TestConcurrencyOverRelease(t *testing.T) {
 	if c.Load() != 0 {
 		t.Fatalf("load %d after the refused Release, want 0", c.Load())
 	}
-	if !c.TryAcquire() || c.TryAcquire() {
-		t.Fatal("the bound of 1 does not hold after the refused Release")
+	first, second := c.TryAcquire(), c.TryAcquire()
+	if !first || second {
+		t.Fatalf("TryAcquire twice after the refused Release: %v, %v; want true, false (a bound of 1)", first, second)
 	}
 }
 

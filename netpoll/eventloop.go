@@ -11,7 +11,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -30,7 +29,6 @@ type EventLoop struct {
 	listeners map[*listener]struct{}   // serving listeners
 	closed    bool
 	done      chan struct{} // closed by Shutdown
-	active    atomic.Int64  // handlers running
 }
 
 // NewEventLoop returns an event loop with cfg.
