@@ -399,6 +399,10 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 		c.st.Side, c.st.Begin, c.st.RequestSize = stats.Server, time.Unix(0, now), len(body)
 	}
 	if s.draining.Load() {
+		if now == 0 {
+			// Stop began since the test above: the clock was not read.
+			now = time.Now().UnixNano()
+		}
 		s.lastRead.Store(now)
 	}
 	if typ != thrift.CALL && typ != thrift.ONEWAY {
@@ -443,13 +447,15 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 		return err
 	}
 	args := m.getArgs()
-	ctx, panicked, err := decodeArgs(args, body, c.payload)
+	ctx, panicked, err := s.decodeArgs(args, body, c.payload)
 	r.Release()
 	if err != nil {
-		if panicked {
-			s.stats.panics.Add(1)
+		if err != errArgsGoexit { // else given back and counted already
+			if panicked {
+				s.stats.panics.Add(1)
+			}
+			s.lim.ReleaseRequest()
 		}
-		s.lim.ReleaseRequest()
 		m.putArgs(args)
 		if oneway {
 			putCall(c)

@@ -83,22 +83,34 @@ var errNoCompact = errors.New("the argument struct has no compact codec")
 // returns the call's context. A panic of the arguments' codec (a
 // hand-written codec's bug) is returned as an error, so that the request
 // is answered and gives back its place in flight; panicked reports it.
-func decodeArgs(args thrift.FastCodec, body []byte, payload uint8) (ctx *callCtx, panicked bool, err error) {
+//
+// A codec that calls runtime.Goexit ends the reader's goroutine (netpoll
+// then closes the connection, which is how its client learns): handle
+// never resumes, so the request's place in flight is given back here, and
+// the panic counted, lest WithMaxInFlight's capacity and Stop's drain wait
+// for it for good. A panic with nil under GODEBUG panicnil=1 (a go.mod
+// before Go 1.21) looks the same to recover, which ends it without a
+// value; handle then resumes with errArgsGoexit, which says that both are
+// done.
+func (s *Server) decodeArgs(args thrift.FastCodec, body []byte, payload uint8) (ctx *callCtx, panicked bool, err error) {
 	returned := false
 	defer func() {
 		if r := recover(); r != nil {
 			ctx, panicked, err = nil, true, fmt.Errorf("panic: %v", r)
 		} else if !returned {
-			// A panic with nil under GODEBUG panicnil=1 (a go.mod before
-			// Go 1.21), which recover ends without a value (or
-			// runtime.Goexit, which goes on ending the goroutine).
-			ctx, panicked, err = nil, true, errors.New("panic with a nil value")
+			s.lim.ReleaseRequest()
+			s.stats.panics.Add(1)
+			ctx, panicked, err = nil, true, errArgsGoexit
 		}
 	}()
 	ctx, err = readArgs(args, body, payload)
 	returned = true
 	return ctx, false, err
 }
+
+// errArgsGoexit is decodeArgs's error when the arguments' codec panicked
+// with nil or called runtime.Goexit; the request's place is given back.
+var errArgsGoexit = errors.New("panic with a nil value, or runtime.Goexit")
 
 func readArgs(args thrift.FastCodec, body []byte, payload uint8) (*callCtx, error) {
 	if payload == transport.PayloadCompact {

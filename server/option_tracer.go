@@ -41,11 +41,11 @@ func (c *call) serveTraced(cctx *callCtx, result thrift.FastCodec, flush bool) {
 		c.s.lim.ReleaseRequest() // the handler is done: its place is free before the reply goes
 		st.Error = err
 		if !c.oneway {
-			if err == nil && result != nil {
-				st.ResponseSize = result.BLength()
-			}
 			c.writeReply(result, err, flush || err == errGoexit)
 			st.Send = time.Now()
+			if err == nil && result != nil {
+				st.ResponseSize = resultLength(result)
+			}
 		}
 		if err == errGoexit && !flush {
 			c.cs.answerUnserved(c.m.info.Name, c.seq) // see serve
@@ -60,6 +60,19 @@ func (c *call) serveTraced(cctx *callCtx, result thrift.FastCodec, flush bool) {
 		return
 	}
 	err = c.invoke(ctx, result) // err stays errGoexit if the handler ends the goroutine
+}
+
+// resultLength returns result.BLength() for the tracer, or 0 if it panics:
+// the reply is written first, so a codec that panics (a hand-written
+// codec's bug) has been answered with an INTERNAL_ERROR by then, and
+// counted, as without a tracer; sizing it must not skip the rest.
+func resultLength(result thrift.FastCodec) (n int) {
+	defer func() {
+		if recover() != nil {
+			n = 0
+		}
+	}()
+	return result.BLength()
 }
 
 // finishTrace calls tr.Finish, counting a panic in it in Stats().Panics:

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -12,9 +13,11 @@ import (
 	"time"
 
 	"github.com/petrel-rpc/petrel/codec/thrift"
+	"github.com/petrel-rpc/petrel/netpoll"
 	"github.com/petrel-rpc/petrel/rpcinfo"
 	"github.com/petrel-rpc/petrel/server"
 	"github.com/petrel-rpc/petrel/server/internal/echotest"
+	"github.com/petrel-rpc/petrel/stats"
 	"github.com/petrel-rpc/petrel/transport"
 )
 
@@ -304,5 +307,113 @@ func TestArgsDecodingPanics(t *testing.T) {
 	}
 	if n := s.Stats().Panics; n != int64(len(protocols)) {
 		t.Errorf("Stats().Panics = %d, want %d", n, len(protocols))
+	}
+}
+
+// goexitArgs is an argument struct whose decoding calls runtime.Goexit (as
+// t.FailNow in a test's codec would).
+type goexitArgs struct{}
+
+func (*goexitArgs) BLength() int                   { return 1 }
+func (*goexitArgs) FastWrite(b []byte) int         { b[0] = 0; return 1 }
+func (*goexitArgs) FastRead(b []byte) (int, error) { runtime.Goexit(); return 0, nil }
+
+// TestArgsDecodingGoexit: arguments whose decoding ends the reader's
+// goroutine close the connection (the client sees it closed, not a
+// silence), and the request gives back its place in flight and is counted
+// as a panic: a later request is served under WithMaxInFlight(1), and Stop
+// does not wait for it.
+func TestArgsDecodingGoexit(t *testing.T) {
+	info := serviceInfo("G",
+		method("bad", func() thrift.FastCodec { return new(goexitArgs) }, nil, nil),
+		method("echo", nil, nil, func(args, result thrift.FastCodec) error {
+			result.(*echotest.EchoEchoResult).Success = &echotest.Response{Msg: "ok"}
+			return nil
+		}))
+	s := server.New(server.WithMaxInFlight(1))
+	addr, stop := serveInfo(t, s, info)
+	for _, p := range protocols {
+		c := dial(t, addr, p)
+		c.conn.SetReadTimeout(3 * time.Second)
+		if err := c.send("bad", thrift.CALL, 1, &echotest.EchoEchoArgs{Req: &echotest.Request{}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if rep, err := c.recv(nil); !errors.Is(err, netpoll.ErrPeerClosed) && !errors.Is(err, netpoll.ErrConnReset) {
+			t.Fatalf("%v: the request whose codec called Goexit got %+v, %v; want its connection closed", p, rep, err)
+		}
+		if n := s.Stats().InFlight; n != 0 {
+			t.Fatalf("%v: Stats().InFlight = %d after the connection closed, want 0", p, n)
+		}
+		c2 := dial(t, addr, p)
+		c2.conn.SetReadTimeout(3 * time.Second)
+		if err := c2.send("echo", thrift.CALL, 2, &echotest.EchoEchoArgs{Req: &echotest.Request{}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := c2.recv(new(echotest.EchoEchoResult))
+		if err != nil || rep.ex != nil {
+			t.Fatalf("%v: a later request got %+v, %v; want it served (WithMaxInFlight(1))", p, rep.ex, err)
+		}
+	}
+	start := time.Now()
+	stop(10 * time.Second)
+	if d := time.Since(start); d >= server.DefaultExitWaitTime {
+		t.Errorf("Stop drained for %v: a request was left in flight", d)
+	}
+	if n := s.Stats().Panics; n != int64(len(protocols)) {
+		t.Errorf("Stats().Panics = %d, want %d", n, len(protocols))
+	}
+}
+
+// sizePanicResult is a result whose sizing panics (a hand-written codec's
+// bug).
+type sizePanicResult struct{}
+
+func (sizePanicResult) BLength() int                   { panic("sizing bug") }
+func (sizePanicResult) FastWrite(b []byte) int         { panic("sizing bug") }
+func (sizePanicResult) FastRead(b []byte) (int, error) { return 0, nil }
+
+// finishRecorder is a tracer that keeps the Stats of each call it finishes.
+type finishRecorder struct {
+	mu  sync.Mutex
+	sts []stats.Stats
+}
+
+func (r *finishRecorder) Start(ctx context.Context) context.Context { return ctx }
+func (r *finishRecorder) Finish(ctx context.Context, st *stats.Stats) {
+	r.mu.Lock()
+	r.sts = append(r.sts, *st)
+	r.mu.Unlock()
+}
+
+// TestTracedReplyEncodingPanics: with a tracer, a reply whose codec panics
+// while it is sized is still answered with an INTERNAL_ERROR naming the
+// panic, as without one (TestReplyEncodingPanics), and the tracer still
+// finishes the call, with no response size.
+func TestTracedReplyEncodingPanics(t *testing.T) {
+	info := serviceInfo("Panicky", method("echo", nil, func() thrift.FastCodec { return sizePanicResult{} }, nil))
+	tr := &finishRecorder{}
+	s := server.New(server.WithTracer(tr))
+	addr, stop := serveInfo(t, s, info)
+	for _, p := range protocols {
+		c := dial(t, addr, p)
+		c.conn.SetReadTimeout(3 * time.Second)
+		if err := c.send("echo", thrift.CALL, 7, &echotest.EchoEchoArgs{Req: &echotest.Request{Action: "echo"}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := c.recv(nil)
+		if err != nil || rep.ex == nil || rep.ex.Type != thrift.ExceptionInternalError || !strings.Contains(rep.ex.Message, "sizing bug") {
+			t.Fatalf("%v: reply %+v, %v; want an INTERNAL_ERROR naming the panic", p, rep, err)
+		}
+	}
+	stop(3 * time.Second)
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if len(tr.sts) != len(protocols) {
+		t.Fatalf("the tracer finished %d calls, want %d", len(tr.sts), len(protocols))
+	}
+	for _, st := range tr.sts {
+		if st.ResponseSize != 0 || st.Send.IsZero() {
+			t.Errorf("traced %+v: want ResponseSize 0 and Send set", st)
+		}
 	}
 }
