@@ -605,10 +605,14 @@ func (c *connection) Until(delim byte) ([]byte, error) {
 		return nil, ErrConnClosed
 	}
 	for searched := 0; ; {
+		// The length is read before the search: the poller may append
+		// while it runs, and what it appends after this has not been
+		// searched.
+		l := c.in.Len()
 		if i := c.in.IndexByte(delim, searched); i >= 0 {
 			return c.in.Next(i + 1)
 		}
-		searched = c.in.Len()
+		searched = l
 		if searched >= c.inputCap {
 			return nil, fmt.Errorf("netpoll: Until: no %q in the %d bytes read, which reach the input cap (%d): %w",
 				delim, searched, c.inputCap, buf.ErrDelimNotFound)

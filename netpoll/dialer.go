@@ -99,16 +99,18 @@ func dialOne(ctx context.Context, tg target) (*connection, error) {
 			return nil, err
 		}
 	}
-	c.dialing.Store(false)
-	if err := c.op.setInterest(wantRead); err != nil {
-		c.closeWith(err)
-		return nil, err
-	}
+	// Before reading is on: from then the poller may meet the peer's close
+	// and close the fd, whose number the kernel may give to another socket.
 	if lsa, err := unix.Getsockname(fd); err == nil {
 		c.local = sockaddrToAddr(lsa)
 	}
 	if family != unix.AF_UNIX {
 		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	}
+	c.dialing.Store(false)
+	if err := c.op.setInterest(wantRead); err != nil {
+		c.closeWith(err)
+		return nil, err
 	}
 	return c, nil
 }

@@ -308,10 +308,21 @@ func (m *manager) size() int {
 	return max(1, runtime.GOMAXPROCS(0)/20)
 }
 
-// register adds op to the next poller (round robin) with the given interest.
+// register adds op to the next poller (round robin) with the given interest,
+// or returns ErrConnClosed if op was detached first: an accepted connection
+// that OnPrepare gave to a goroutine may be closed by it at any time, and
+// its Close, finding no poller, only marks it detached. Holding op.wantMu
+// throughout, register comes either wholly before such a Close, which then
+// takes the fd out and releases it, or wholly after, and refuses; the fd
+// is then the caller's to close.
 func (m *manager) register(op *fdOperator, want int) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	op.wantMu.Lock()
+	defer op.wantMu.Unlock()
+	if op.want == detached {
+		return ErrConnClosed
+	}
 	size := m.size()
 	if len(m.pollers) != size {
 		if len(m.pollers) < size {
