@@ -414,7 +414,14 @@ func (mc *muxConn) writeFrame(w buf.Writer, h *transport.Header, method string, 
 		}
 		w.MallocAck(before)
 		mc.endWrite(w, typ)
-		mc.unregister(call)
+		if typ != thrift.ONEWAY && !mc.unregister(call) {
+			// The connection failed meanwhile, and its shutdown took the
+			// call and signalled ch: take the signal, which the call's
+			// state, pooled, would otherwise carry to a later call (ended
+			// at once, its reply then handed to whichever call has the
+			// state by the time it comes).
+			<-call.ch
+		}
 	}()
 	err := transport.WriteMessage(w, transport.TTHeader, h, method, typ, seq, args)
 	written = true
