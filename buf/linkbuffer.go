@@ -67,7 +67,8 @@ type Writer interface {
 	// has released it (bytes read with Next, Peek or Until still point at it).
 	WriteBinary(p []byte) (int, error)
 	// WriteDirect links p into the buffer before the last remainCap bytes of
-	// the most recent Malloc, which the caller goes on filling.
+	// the most recent Malloc, which the caller goes on filling. A p shorter
+	// than NocopyThreshold is copied.
 	WriteDirect(p []byte, remainCap int) error
 	// Append moves all readable bytes of w (a *LinkBuffer) to the end of this
 	// buffer without copying them; w is left empty.
@@ -247,10 +248,19 @@ func (b *LinkBuffer) WriteString(s string) (int, error) {
 // WriteDirect links p into the buffer in front of the last remainCap bytes of
 // the most recent Malloc: the last node is split there, p goes between the two
 // parts, and the caller goes on filling the remainCap bytes, which now follow p.
+//
+// A p shorter than NocopyThreshold is copied (into memory of its own, linked
+// the same way), as WriteBinary would copy it: so the buffer holds none of
+// its writers' memory in fewer than NocopyThreshold bytes written, and a
+// writer who wrote fewer than that since a point knows that nothing it
+// wrote since then needs to stay unchanged until sent.
 func (b *LinkBuffer) WriteDirect(p []byte, remainCap int) error {
 	t := b.write
 	if remainCap < 0 || t == nil || t.readonly || remainCap > t.w-int(t.end.Load()) {
 		return fmt.Errorf("buf: WriteDirect remainCap %d outside the last Malloc", remainCap)
+	}
+	if len(p) < NocopyThreshold {
+		p = append([]byte(nil), p...)
 	}
 	b.insertLent(p, remainCap)
 	return nil

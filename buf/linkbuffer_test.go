@@ -389,3 +389,28 @@ func writeCounting(b *buf.LinkBuffer, total, chunk int) {
 		sent += n
 	}
 }
+
+// TestWriteDirectCopiesShort: a slice shorter than NocopyThreshold given to
+// WriteDirect is copied, so that changing it afterwards changes nothing in
+// the buffer; a longer one is linked, as documented.
+func TestWriteDirectCopiesShort(t *testing.T) {
+	for _, n := range []int{6, buf.NocopyThreshold - 1, buf.NocopyThreshold} {
+		b := buf.NewLinkBuffer()
+		p, _ := b.Malloc(4)
+		copy(p, "head")
+		direct := []byte(strings.Repeat("d", n))
+		if err := b.WriteDirect(direct, 0); err != nil {
+			t.Fatal(err)
+		}
+		direct[0] = 'X'
+		b.Flush()
+		got := string(b.Bytes())
+		linked := got[4] == 'X'
+		if want := n >= buf.NocopyThreshold; linked != want {
+			t.Errorf("%d bytes: linked %v, want %v", n, linked, want)
+		}
+		if len(got) != 4+n {
+			t.Errorf("%d bytes: buffer of %d", n, len(got))
+		}
+	}
+}

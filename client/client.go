@@ -566,10 +566,11 @@ func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadli
 	ri.RemoteAddr, ri.LocalAddr = mc.conn.RemoteAddr(), mc.conn.LocalAddr()
 	gen, err := mc.send(ctx, &cs.hdr, ri.Method, messageType(cs.oneway), ri.SeqID, args, deadline, call)
 	if err != nil || cs.oneway || mc.flushGen.Load() >= gen {
-		// The request has left (a oneway caller flushes its own) or was
-		// dropped. Otherwise another caller's flush will carry it, and
-		// this call ends (which a backup-request middleware also waits
-		// for) only after that flush: see giveUp.
+		// The request has left (a oneway caller flushes its own), was
+		// dropped, or was copied whole into the output (gen 0). Otherwise
+		// another caller's flush will carry args' memory, and this call
+		// ends (which a backup-request middleware also waits for) only
+		// after that flush: see giveUp.
 		cs.gov.requestWritten()
 	}
 	if cs.tracing && err == nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/petrel-rpc/petrel/client"
+	"github.com/petrel-rpc/petrel/rpcerr"
 )
 
 // heldArgs is echoArgs whose encoding (under the multiplexed connection's
@@ -169,5 +170,75 @@ func TestMuxStalledConnectionIsReplaced(t *testing.T) {
 	}
 	if d := time.Since(start); d < 900*time.Millisecond {
 		t.Fatalf("the connection was replaced after %v, before a second without replies", d)
+	}
+}
+
+// TestMuxGiveUpSkipsOthersFlush: call A writes its small request while B,
+// with a 16 MiB request and a later deadline, is queued behind it, so that
+// B flushes both; the server reads nothing, so B's flush stalls until B's
+// deadline. A, timing out or canceled, must return then, not when B's
+// flush ends: its frame, copied whole into the output, holds none of its
+// args' memory.
+func TestMuxGiveUpSkipsOthersFlush(t *testing.T) {
+	for _, how := range []string{"timeout", "cancel"} {
+		t.Run(how, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			accepted := make(chan net.Conn, 1)
+			go func() {
+				if conn, err := ln.Accept(); err == nil {
+					accepted <- conn // never read
+				}
+				close(accepted)
+			}()
+			c, err := client.New("Echo", client.WithHostPorts(ln.Addr().String()),
+				client.WithMuxConnection(1), client.WithRPCTimeout(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			bDone := make(chan error, 1)
+			defer func() {
+				c.Close() // ends B's flush
+				<-bDone
+				if conn := <-accepted; conn != nil {
+					conn.Close()
+				}
+			}()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var opts []client.CallOption
+			if how == "timeout" {
+				opts = append(opts, client.WithCallTimeout(200*time.Millisecond))
+			}
+			a := &heldArgs{echoArgs: echoArgs{Msg: []byte("A")}, entered: make(chan struct{}), release: make(chan struct{})}
+			aDone := make(chan error, 1)
+			go func() { aDone <- c.Call(ctx, "echo", false, a, new(echoResult), opts...) }()
+			<-a.entered // A holds the write lock
+			go func() {
+				bDone <- c.Call(context.Background(), "echo", false, &echoArgs{Msg: make([]byte, 16<<20)}, new(echoResult),
+					client.WithCallTimeout(20*time.Second))
+			}()
+			time.Sleep(50 * time.Millisecond) // B queues for the write lock
+			close(a.release)
+			start := time.Now()
+			if how == "cancel" {
+				time.Sleep(200 * time.Millisecond)
+				cancel()
+			}
+			select {
+			case err := <-aDone:
+				if took := time.Since(start); took > 2*time.Second {
+					t.Fatalf("A returned %v after its write, with %v: it waited for B's stalled flush", took, err)
+				}
+				if want := map[string]rpcerr.Code{"timeout": rpcerr.Timeout, "cancel": rpcerr.Canceled}[how]; rpcerr.CodeOf(err) != want {
+					t.Fatalf("A returned %v, want a %v error", err, want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("A did not return")
+			}
+		})
 	}
 }

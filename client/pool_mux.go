@@ -361,11 +361,13 @@ func (mc *muxConn) unregister(call *muxCall) bool {
 
 // send writes one request whose call ends by deadline (zero: none) or
 // when ctx is done, and returns the number of the flush that carries it
-// (see awaitFlush). The caller that finds no other writer queued behind it
-// flushes everything written so far with one system call; the others leave
-// their frame for it. A oneway caller, which returns at once, flushes its
-// own frame: args may be linked into the output by reference and must not
-// be read once the call has returned. call is the call's registration,
+// (see awaitFlush), or 0 when its frame holds none of args' memory: args
+// may be linked into the output by reference, and must not be read once
+// the call has returned, but a frame shorter than buf.NocopyThreshold is
+// all copies (see buf.LinkBuffer.WriteDirect). The caller that finds no
+// other writer queued behind it flushes everything written so far with one
+// system call; the others leave their frame for it. A oneway caller, which
+// returns at once, flushes its own frame. call is the call's registration,
 // which send gives up should args' codec panic (see writeFrame).
 func (mc *muxConn) send(ctx context.Context, h *transport.Header, method string, typ thrift.MessageType, seq int32, args thrift.FastCodec, deadline time.Time, call *muxCall) (gen uint64, err error) {
 	if !mc.wmu.TryLock() {
@@ -374,12 +376,15 @@ func (mc *muxConn) send(ctx context.Context, h *transport.Header, method string,
 		}
 	}
 	w := mc.conn.Writer()
+	before := w.MallocLen()
 	if err = mc.writeFrame(w, h, method, typ, seq, args, call); err != nil {
 		err = notSent(rpcerr.Wrap(rpcerr.Protocol, err, "encoding the request of "+method))
 	} else {
 		mc.sends.Add(1)
 		mc.unflushed++
-		gen = mc.flushGen.Load() + 1
+		if w.MallocLen()-before >= buf.NocopyThreshold {
+			gen = mc.flushGen.Load() + 1
+		}
 		if deadline.IsZero() {
 			mc.flushAny = true
 		} else if deadline.After(mc.flushBy) {
@@ -566,6 +571,9 @@ func (mc *muxConn) flushLocked() error {
 // awaitFlush returns once flush gen has ended, flushing itself if none is
 // under way: a call that stops waiting for its reply returns only after its
 // request has left (or failed to), as its args may be read until then.
+// For a request copied whole into the output (gen 0) it returns at once: a
+// call giving up does not wait for a flush that a peer not reading stalls
+// until the latest deadline of the calls it carries.
 func (mc *muxConn) awaitFlush(gen uint64) {
 	if mc.flushGen.Load() >= gen {
 		return
