@@ -110,7 +110,12 @@ func New(service string, opts ...Option) (*Client, error) {
 //     short and long pools close its connection). In the short and long
 //     pools so does a request still being written (a Flush waiting for
 //     room in the socket), whose connection, holding part of a request,
-//     is closed;
+//     is closed. On the multiplexed pool, where one flush carries the
+//     requests of several calls and is bounded by the latest of their
+//     deadlines, a call whose request holds args' memory by reference
+//     (strings and binaries of buf.NocopyThreshold bytes and more) returns,
+//     canceled or timed out, only once that flush has ended, as does a
+//     call whose own write does the flush;
 //   - rpcerr.Connection: dialing, writing or reading failed (the connection
 //     is closed and the pool replaces it);
 //   - rpcerr.Protocol: the reply's bytes were bad or over WithMaxMessageSize;
