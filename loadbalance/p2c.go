@@ -60,12 +60,14 @@ type p2cState struct {
 }
 
 // p2cNode is an instance's load. Nodes survive Update for the addresses
-// that stay, so that their history is kept.
+// that stay, whatever their new weight, so that their history is kept and
+// no Pick or Done made meanwhile lands on a node about to be dropped (a
+// copy of the counts, made while calls end, left one in flight for good).
 type p2cNode struct {
 	inflight atomic.Int64  // picked and not yet Done
 	ewma     atomic.Int64  // latency average, nanoseconds; 0: no sample yet
 	sampled  atomic.Uint64 // value of P2C.picks at the last sample
-	weight   int64         // effective weight; read-only
+	weight   atomic.Int64  // effective weight, set by Update
 }
 
 // NewP2C returns a power-of-two-choices balancer: a pick draws two distinct
@@ -116,19 +118,13 @@ func (b *P2C) Update(instances []discovery.Instance) {
 		}
 		var n *p2cNode
 		if old != nil {
-			if prev := old.byAddr[in.Address]; prev != nil && prev.weight == w {
-				n = prev
-			} else if prev != nil {
-				n = &p2cNode{weight: w}
-				n.inflight.Store(prev.inflight.Load())
-				n.ewma.Store(prev.ewma.Load())
-				n.sampled.Store(prev.sampled.Load())
-			}
+			n = old.byAddr[in.Address]
 		}
 		if n == nil {
-			n = &p2cNode{weight: w}
+			n = &p2cNode{}
 			n.sampled.Store(now)
 		}
+		n.weight.Store(w)
 		st.nodes[i] = n
 		st.byAddr[in.Address] = n
 	}
@@ -166,8 +162,8 @@ func (st *p2cState) better(a, b int, now uint64) bool {
 	na, nb := st.nodes[a], st.nodes[b]
 	la := decayed(na.ewma.Load(), na.sampled.Load(), now, st.halfLife)
 	lb := decayed(nb.ewma.Load(), nb.sampled.Load(), now, st.halfLife)
-	ca := float64(na.inflight.Load()+1) / float64(na.weight)
-	cb := float64(nb.inflight.Load()+1) / float64(nb.weight)
+	ca := float64(na.inflight.Load()+1) / float64(na.weight.Load())
+	cb := float64(nb.inflight.Load()+1) / float64(nb.weight.Load())
 	if la != 0 && lb != 0 {
 		// In floats: an average near the largest int64 plus 1µs would wrap.
 		ca *= float64(la) + float64(time.Microsecond)
