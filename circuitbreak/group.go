@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/petrel-rpc/petrel/endpoint"
 	"github.com/petrel-rpc/petrel/rpcinfo"
@@ -79,9 +80,18 @@ type Fallback func(ctx context.Context, req, resp any, err error) error
 // Middleware returns a service-level breaker middleware: one breaker per
 // method (rpcinfo.FromContext(ctx).Method; calls without rpcinfo share the
 // key ""). A rejected call does not reach next. fallback may be nil.
+//
+// A call whose context is done, or whose deadline has passed, when it
+// reaches the middleware goes to next without the breaker: it fails on its
+// own, the service unasked, and counted it would open the breaker of a
+// healthy service on behalf of callers out of time (a fan-out handler
+// past its own deadline) and turn away those that are not.
 func (g *Group) Middleware(fallback Fallback) endpoint.Middleware {
 	return func(next endpoint.Endpoint) endpoint.Endpoint {
 		return func(ctx context.Context, req, resp any) error {
+			if spent(ctx) {
+				return next(ctx, req, resp)
+			}
 			key := ""
 			if ri := rpcinfo.FromContext(ctx); ri != nil {
 				key = ri.Method
@@ -102,6 +112,15 @@ func (g *Group) Middleware(fallback Fallback) endpoint.Middleware {
 			return err
 		}
 	}
+}
+
+// spent reports whether ctx is done or its deadline has passed.
+func spent(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
 }
 
 func (c *Config) counts(err error) bool {

@@ -412,15 +412,16 @@ func TestBackupAttemptsSeeTheCallsContext(t *testing.T) {
 }
 
 // TestNoRetryOfASpentCall: a call whose time is spent before it starts
-// (a negative WithCallTimeout) fails at once with one attempt: no retry,
-// no backoff wait.
+// (a negative WithCallTimeout) fails at once: no retry, no backoff wait.
+// (The breaker, which counts attempts elsewhere, lets a spent call by
+// without counting it: the budget counts the retries.)
 func TestNoRetryOfASpentCall(t *testing.T) {
 	addr := startGov(t, func(ctx context.Context, method string, a *echoArgs, r *echoResult) error { return nil })
 	retrying, attempts := retryCountingAttempts(t)
 	c := newGovClient(t, append(retrying, client.WithHostPorts(addr))...)
 	err := c.Call(context.Background(), "get", false, &echoArgs{}, new(echoResult), client.WithCallTimeout(-time.Second))
-	if rpcerr.CodeOf(err) != rpcerr.Timeout || attempts.Load() != 1 {
-		t.Fatalf("%d attempts, error %v; want one attempt and a timeout", attempts.Load(), err)
+	if rpcerr.CodeOf(err) != rpcerr.Timeout || attempts.retries() != 0 || attempts.Load() != 0 {
+		t.Fatalf("%d retries, %d attempts counted by the breaker, error %v; want none and a timeout", attempts.retries(), attempts.Load(), err)
 	}
 }
 
@@ -497,15 +498,28 @@ func TestRetryKeepsTheCallsDeadline(t *testing.T) {
 	c := newGovClient(t, append(retrying, client.WithHostPorts(addr),
 		client.WithRPCTimeout(100*time.Millisecond), client.WithMiddleware(slow))...)
 	err := c.Call(context.Background(), "get", false, &echoArgs{}, new(echoResult))
-	if rpcerr.CodeOf(err) != rpcerr.Timeout || attempts.Load() != 1 {
-		t.Fatalf("%d attempts, error %v; want one attempt and a timeout", attempts.Load(), err)
+	if rpcerr.CodeOf(err) != rpcerr.Timeout || attempts.Load() != 1 || attempts.retries() != 0 {
+		t.Fatalf("%d attempts, %d retries, error %v; want one attempt and a timeout", attempts.Load(), attempts.retries(), err)
 	}
+}
+
+// attemptCount counts the attempts the breaker middleware sees (those with
+// time left) and, through the retry budget, the retries made.
+type attemptCount struct {
+	atomic.Int32
+	budget *retry.Budget
+}
+
+func (a *attemptCount) retries() int64 {
+	_, n := a.budget.Counts()
+	return n
 }
 
 // retryCountingAttempts returns the options of a client that makes up to 3
 // attempts of "get" (1 ms apart) and counts them: the breaker middleware,
-// inside the retry middleware, sees each attempt.
-func retryCountingAttempts(t *testing.T) ([]client.Option, *atomic.Int32) {
+// inside the retry middleware, sees each attempt with time left, and the
+// retry budget each retry.
+func retryCountingAttempts(t *testing.T) ([]client.Option, *attemptCount) {
 	t.Helper()
 	r := newRetryer(t, retry.Config{Methods: map[string]retry.Policy{
 		"get": {MaxAttempts: 3, Idempotent: true, Backoff: retry.Backoff{Base: time.Millisecond, Jitter: -1}},
@@ -514,7 +528,7 @@ func retryCountingAttempts(t *testing.T) ([]client.Option, *atomic.Int32) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	attempts := new(atomic.Int32)
+	attempts := &attemptCount{budget: r.Budget()}
 	count := func(ctx context.Context, req, resp any, err error) error {
 		attempts.Add(1)
 		return err
