@@ -52,5 +52,11 @@
 // need a [Fork] from the client, which gives each its own call state and
 // result value. Backups come out of the same budget as retries. A retry or
 // backup whose request was never sent ([NotSent]: a breaker rejected it, no
-// connection could be made) gives its share of the budget back.
+// connection could be made) gives its share of the budget back, and an
+// attempt refused by a server that is shutting down (rpcerr.ShuttingDown)
+// is replaced without taking any: the client sends such a request to
+// another instance whatever the policy, and with backup requests it leaves
+// that to this middleware. A call whose last attempt was never sent, after
+// one that was, returns the sent attempt's error: that request may have
+// run.
 package retry

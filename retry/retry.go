@@ -300,6 +300,7 @@ func afterAttempts(n int, err error) error {
 func (r *Retryer) retry(ctx context.Context, req, resp any, p *Policy, deadline time.Time, next endpoint.Endpoint) error {
 	err := next(attemptCtx(ctx, p), req, resp)
 	made := 1
+	sentErr := sentError(nil, err)
 	var timer *time.Timer
 	for n := 2; err != nil && n <= p.MaxAttempts; n++ {
 		if !p.mayRetry(err) || ctx.Err() != nil {
@@ -332,11 +333,26 @@ func (r *Retryer) retry(ctx context.Context, req, resp any, p *Policy, deadline 
 		if err != nil && NotSent(err) {
 			r.budget.release(at) // no server saw it
 		}
+		sentErr = sentError(sentErr, err)
 	}
 	if timer != nil {
 		timer.Stop()
 	}
+	if err != nil && NotSent(err) && sentErr != nil {
+		// The last attempt was not sent, but an earlier one was and may
+		// have run: the call must not read as never sent.
+		err = sentErr
+	}
 	return afterAttempts(made, err)
+}
+
+// sentError returns err if it is the error of an attempt whose request was
+// sent, else prev.
+func sentError(prev, err error) error {
+	if err != nil && !NotSent(err) {
+		return err
+	}
+	return prev
 }
 
 // attempt is one attempt of a backup-request call.
@@ -382,13 +398,20 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 		}()
 		return true
 	}
-	// relaunch launches another attempt if one may be launched now.
-	relaunch := func() bool {
+	// relaunch launches another attempt if one may be launched now. free:
+	// it replaces an attempt a server refused as it shuts down, which the
+	// client sends elsewhere without the budget when it makes no backup
+	// requests (each attempt here is forked, and the client leaves a forked
+	// attempt's re-pick to this middleware).
+	relaunch := func(free bool) bool {
 		if len(all) >= p.MaxAttempts || ctx.Err() != nil {
 			return false
 		}
 		if !deadline.IsZero() && time.Until(deadline) <= 0 {
 			return false
+		}
+		if free {
+			return launch(notBudgeted)
 		}
 		at, ok := r.budget.acquire()
 		if !ok {
@@ -416,29 +439,33 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 			// rejected it, say, while the probe is another attempt) is no
 			// reply: while others are in flight the call waits for them.
 			unsent := a.err != nil && inflight > 0 && NotSent(a.err)
-			if a.err == nil || (!retryable && !unsent) {
-				r.settle(all, a, inflight, results)
-				return afterAttempts(len(all), a.err)
-			}
-			a.done(false)
-			if a.budgetAt != notBudgeted && NotSent(a.err) {
+			if a.budgetAt != notBudgeted && a.err != nil && NotSent(a.err) {
 				r.budget.release(a.budgetAt) // no server saw it
 				a.budgetAt = notBudgeted
 			}
+			if a.err == nil || (!retryable && !unsent) {
+				err := a.err
+				if err != nil && NotSent(err) && lastErr != nil && !NotSent(lastErr) {
+					err = lastErr // an earlier attempt was sent and may have run
+				}
+				r.settle(all, a, inflight, results)
+				return afterAttempts(len(all), err)
+			}
+			a.done(false)
 			if lastErr == nil || !NotSent(a.err) {
 				lastErr = a.err // an error of a sent attempt is kept over one of an unsent one
 			}
 			if !retryable {
 				continue
 			}
-			if relaunch() {
+			if relaunch(rpcerr.CodeOf(a.err) == rpcerr.ShuttingDown) {
 				inflight++
 				timer.Reset(p.BackupDelay)
 			} else if inflight == 0 {
 				return afterAttempts(len(all), lastErr)
 			}
 		case <-timer.C:
-			if relaunch() {
+			if relaunch(false) {
 				inflight++
 				timer.Reset(p.BackupDelay)
 			}
