@@ -47,6 +47,7 @@ const (
 	DefaultMinSamples        = 20
 	DefaultOpenFor           = 500 * time.Millisecond
 	DefaultHalfOpenSuccesses = 3
+	DefaultProbeTimeout      = 10 * time.Second
 )
 
 // Config configures a [Breaker]. Zero fields take their defaults.
@@ -71,6 +72,14 @@ type Config struct {
 	// HalfOpenSuccesses is how many successful probes in a row close the
 	// breaker (default DefaultHalfOpenSuccesses, 3).
 	HalfOpenSuccesses int
+	// ProbeTimeout is how long a half-open probe holds the probing slot
+	// without an outcome (default DefaultProbeTimeout, 10s): after it the
+	// next call may probe, so that a probe whose caller never reports
+	// (Finish skipped by a panic, say) does not block the breaker for
+	// good. Set it above the calls' timeout: one probe then goes at a
+	// time. The outcome of a probe that lost its slot so is ignored if it
+	// is an answer, but a counted failure still opens a half-open breaker.
+	ProbeTimeout time.Duration
 	// Counts says which errors count as failures (default
 	// [DefaultCounts]). Errors it rejects count as successes: the service
 	// answered. The exception is an error Counts rejects that got no
@@ -106,8 +115,8 @@ func DefaultConfig() Config {
 
 // Validate reports a configuration that cannot work.
 func (c *Config) Validate() error {
-	if c.Window < 0 || c.OpenFor < 0 {
-		return fmt.Errorf("circuitbreak: Window (%v) and OpenFor (%v) must not be negative", c.Window, c.OpenFor)
+	if c.Window < 0 || c.OpenFor < 0 || c.ProbeTimeout < 0 {
+		return fmt.Errorf("circuitbreak: Window (%v), OpenFor (%v) and ProbeTimeout (%v) must not be negative", c.Window, c.OpenFor, c.ProbeTimeout)
 	}
 	if c.Buckets < 0 || c.Buckets > 1000 {
 		return fmt.Errorf("circuitbreak: Buckets is %d; it must be 0 (default) to 1000", c.Buckets)
@@ -146,6 +155,9 @@ func (c *Config) fill() {
 	}
 	if c.OpenFor == 0 {
 		c.OpenFor = DefaultOpenFor
+	}
+	if c.ProbeTimeout == 0 {
+		c.ProbeTimeout = DefaultProbeTimeout
 	}
 	if c.HalfOpenSuccesses == 0 {
 		c.HalfOpenSuccesses = DefaultHalfOpenSuccesses
@@ -298,9 +310,9 @@ func (t Ticket) Probe() bool { return t.probe != 0 }
 // half-open probe, or an error of code rpcerr.Overloaded wrapping
 // [ErrOpen]. Every allowed call must be followed by Done with the same
 // probe value. Done cannot tell one probe from another: the outcome of a
-// late probe (one whose slot was given to another probe after OpenFor)
-// counts as the current probe's; [Breaker.Admit] and [Breaker.Finish]
-// tell them apart.
+// late probe (one whose slot was given to another probe after
+// Config.ProbeTimeout) counts as the current probe's; [Breaker.Admit] and
+// [Breaker.Finish] tell them apart.
 func (b *Breaker) Allow() (probe bool, err error) {
 	t, err := b.Admit()
 	return t.Probe(), err
@@ -340,10 +352,9 @@ func (b *Breaker) Admit() (Ticket, error) {
 		b.probing = false
 		halfOpened = true
 	}
-	// HalfOpen. A probe whose outcome never came (its caller did not call
-	// Finish) stops blocking the others after OpenFor; if it comes later,
-	// Finish ignores it.
-	if el := now.Sub(b.probeAt); b.probing && el < b.cfg.OpenFor {
+	// HalfOpen. A probe whose outcome has not come stops blocking the
+	// others after ProbeTimeout (see Finish for its outcome if it comes).
+	if el := now.Sub(b.probeAt); b.probing && el < b.cfg.ProbeTimeout {
 		if el < 0 {
 			b.probeAt = now // the clock went back, as for openedAt above
 		}
@@ -383,9 +394,11 @@ func (b *Breaker) Done(probe bool, err error) {
 }
 
 // Finish records the outcome of a call admitted with t. The outcome of a
-// probe that is no longer the current one is ignored: another probe took
-// its slot after OpenFor, or the breaker opened again since; so is a
-// probe's outcome reported a second time.
+// probe that is no longer the current one (another probe took its slot
+// after ProbeTimeout, or the breaker opened again since) is ignored unless
+// it is a counted failure while the breaker is half-open, which opens it:
+// the service failed a call just now, whichever probe it was. A probe's
+// outcome reported a second time is ignored.
 func (b *Breaker) Finish(t Ticket, err error) {
 	if t.probe != 0 {
 		b.doneProbe(t.probe, err)
@@ -444,8 +457,15 @@ func (b *Breaker) doneProbe(n uint64, err error) {
 	out := probeOutcome(err != nil && b.cfg.Counts(err), err)
 	b.mu.Lock()
 	if n != 0 && n != b.probeN {
+		// A late probe: the slot went to another.
+		if out == countedFailure && State(b.state.Load()) == HalfOpen {
+			b.openLocked(b.cfg.Now())
+			b.mu.Unlock()
+			b.changed(HalfOpen, Open)
+			return
+		}
 		b.mu.Unlock()
-		return // a late probe: the slot went to another
+		return
 	}
 	if !b.probing {
 		b.mu.Unlock()

@@ -142,7 +142,7 @@ func TestMinSamples(t *testing.T) {
 
 func TestFailedProbeReopens(t *testing.T) {
 	clk := newClock()
-	b := newBreaker(t, circuitbreak.Config{Now: clk.Now, MinSamples: 1, OpenFor: 100 * time.Millisecond})
+	b := newBreaker(t, circuitbreak.Config{Now: clk.Now, MinSamples: 1, OpenFor: 100 * time.Millisecond, ProbeTimeout: 100 * time.Millisecond})
 	p, _ := b.Allow()
 	b.Done(p, errConn)
 	clk.Advance(100 * time.Millisecond)
@@ -201,14 +201,14 @@ func TestCanceledProbesAreNeutral(t *testing.T) {
 	}
 }
 
-// TestLateProbeIsIgnored: probe P1 hangs past OpenFor; P2 takes its slot
-// and fails, the breaker opens again; after OpenFor P3 is the probe. P1's
-// success then comes: it must neither count toward closing nor free P3's
-// slot. The calls go through Group.Middleware.
+// TestLateProbeIsIgnored: probe P1 hangs past ProbeTimeout; P2 takes its
+// slot and fails, the breaker opens again; after OpenFor P3 is the probe.
+// P1's success then comes: it must neither count toward closing nor free
+// P3's slot. The calls go through Group.Middleware.
 func TestLateProbeIsIgnored(t *testing.T) {
 	clk := newClock()
 	const openFor = 100 * time.Millisecond
-	g, err := circuitbreak.NewGroup(circuitbreak.Config{Now: clk.Now, MinSamples: 1, OpenFor: openFor, HalfOpenSuccesses: 1})
+	g, err := circuitbreak.NewGroup(circuitbreak.Config{Now: clk.Now, MinSamples: 1, OpenFor: openFor, ProbeTimeout: openFor, HalfOpenSuccesses: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,4 +372,77 @@ func TestWallClockStepsBack(t *testing.T) {
 		b.Done(probe, errConn)
 	}
 	t.Fatalf("after the wall clock went back 1h, 5 successes and 20 failures left the breaker %v, want open", b.State())
+}
+
+// TestSlowFailingProbes: the service hangs and every call fails at its
+// timeout (2 s), later than OpenFor (500 ms). One probe goes at a time
+// (the slot is held for ProbeTimeout, 10 s by default), and each probe's
+// failure opens the breaker again. The slot was given to a new probe after
+// OpenFor, and the failures of the earlier ones, come late, were ignored:
+// probes piled up, four in flight at once, and the breaker stayed half-open
+// for good.
+func TestSlowFailingProbes(t *testing.T) {
+	clk := newClock()
+	const openFor, callTimeout = 500 * time.Millisecond, 2 * time.Second
+	b := newBreaker(t, circuitbreak.Config{Now: clk.Now, MinSamples: 1, OpenFor: openFor})
+	b.Done(false, errConn) // open
+	timeout := rpcerr.New(rpcerr.Timeout, "the call timed out")
+	type probe struct {
+		t     circuitbreak.Ticket
+		endAt time.Duration
+	}
+	var out []probe
+	most := 0
+	for now := time.Duration(0); now <= 10*time.Second; now += 50 * time.Millisecond {
+		kept := out[:0]
+		for _, p := range out {
+			if p.endAt <= now {
+				b.Finish(p.t, timeout)
+			} else {
+				kept = append(kept, p)
+			}
+		}
+		out = kept
+		if tk, err := b.Admit(); err == nil { // a caller every 50 ms
+			out = append(out, probe{tk, now + callTimeout})
+		}
+		most = max(most, len(out))
+		clk.Advance(50 * time.Millisecond)
+	}
+	st := b.Stats()
+	if most > 1 {
+		t.Errorf("%d probes in flight at once, want 1", most)
+	}
+	// One probe every OpenFor + callTimeout: 4 in 10 s.
+	if st.Opened < 4 || st.Probes > 5 {
+		t.Errorf("stats %+v (state %v): want the breaker opened again by each probe's failure", st, b.State())
+	}
+}
+
+// TestLateProbeFailureReopens: probe P1 hangs past ProbeTimeout and P2
+// takes its slot; P1 then fails. The service has just failed a call: the
+// half-open breaker opens, whichever probe it was.
+func TestLateProbeFailureReopens(t *testing.T) {
+	clk := newClock()
+	const openFor = 100 * time.Millisecond
+	b := newBreaker(t, circuitbreak.Config{Now: clk.Now, MinSamples: 1, OpenFor: openFor, ProbeTimeout: openFor})
+	b.Done(false, errConn) // open
+	clk.Advance(openFor)
+	p1, err := b.Admit()
+	if err != nil || !p1.Probe() {
+		t.Fatalf("P1: %v, %v", p1, err)
+	}
+	clk.Advance(openFor)
+	p2, err := b.Admit()
+	if err != nil || !p2.Probe() {
+		t.Fatalf("P2 after ProbeTimeout: %v, %v", p2, err)
+	}
+	b.Finish(p1, errConn)
+	if st := b.State(); st != circuitbreak.Open {
+		t.Fatalf("state %v after the late P1 failed, want open", st)
+	}
+	b.Finish(p2, nil) // P2's success, come after the opening, is P2's no more
+	if st := b.State(); st != circuitbreak.Open {
+		t.Fatalf("state %v after P2 succeeded once the breaker reopened, want open", st)
+	}
 }

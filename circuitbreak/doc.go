@@ -8,7 +8,8 @@
 // wrapping [ErrOpen]) for OpenFor. Then it is half-open: one probe call at a
 // time goes through; HalfOpenSuccesses successful probes in a row close it,
 // a failed one opens it again. While a service stays down the probes are
-// one per OpenFor.
+// one per OpenFor plus the time a probe takes to fail (a probe holds its
+// slot for up to ProbeTimeout).
 //
 // Which errors count is [Config.Counts]; by default ([DefaultCounts])
 // every error except business statuses and IDL-declared exceptions, which

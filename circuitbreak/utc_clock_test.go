@@ -40,13 +40,13 @@ func TestUTCClockStepsBack(t *testing.T) {
 // reading, a wall clock set back while the breaker is open must not keep
 // it open (rejecting every call) until the clock catches up: OpenFor
 // counts from the first call after the step at the latest. Likewise a
-// probe whose outcome never came stops blocking the next probe OpenFor
-// after the first call after the step.
+// probe whose outcome never came stops blocking the next probe
+// ProbeTimeout after the first call after the step.
 func TestUTCClockStepsBackWhileOpen(t *testing.T) {
 	clk := steppedclock.New(t)
 	utc := func() time.Time { return clk.Now().UTC() }
 	openFor := 100 * time.Millisecond
-	b := newBreaker(t, circuitbreak.Config{Now: utc, MinSamples: 1, OpenFor: openFor})
+	b := newBreaker(t, circuitbreak.Config{Now: utc, MinSamples: 1, OpenFor: openFor, ProbeTimeout: openFor})
 	b.Done(false, errConn)
 	if s := b.State(); s != circuitbreak.Open {
 		t.Fatalf("state %v after a failure with MinSamples 1, want open", s)
