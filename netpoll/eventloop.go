@@ -160,7 +160,11 @@ func (l *EventLoop) closeIdle() int {
 				c.finishHandler()
 				continue
 			}
+			// Input came since the check: the poller, finding the flag
+			// taken, did not dispatch it. Dispatch it now, or it waits
+			// with no handler until Shutdown's context ends.
 			c.processing.Store(0)
+			c.dispatch()
 			left++
 		} else {
 			left++

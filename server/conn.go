@@ -478,14 +478,18 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 		}
 	}
 	if concurrent && c.cs.callStarted() <= maxConnInflight {
-		s.pool.Go(c.run)
-		return nil
+		if s.pool.Submit(context.Background(), c.run) == nil {
+			return nil
+		}
+		// The pool is shut down (Stop's time ran out while this request
+		// was read): serve it here, on the reader, which Stop waits for,
+		// rather than on a goroutine of its own that nothing waits for.
 	}
 	if concurrent {
-		// Too many requests of this connection are being served: serve
-		// this one here. The reader stops reading meanwhile, and netpoll
-		// stops reading the socket once its input cap is reached, which
-		// pushes back on the client.
+		// Too many requests of this connection are being served (or the
+		// pool is shut down): serve this one here. The reader stops
+		// reading meanwhile, and netpoll stops reading the socket once its
+		// input cap is reached, which pushes back on the client.
 		c.serve(true)
 		return nil
 	}
