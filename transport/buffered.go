@@ -114,6 +114,9 @@ func (w *walker) walk(b []byte, maxSize int) (end, need int, err error) {
 		if hdr+1 > maxSize {
 			return 0, 0, protoErr(ErrFrameTooLarge, "buffered: message of at least %d bytes, limit %d", hdr+1, maxSize)
 		}
+		if max := thrift.CurrentLimits().MaxStringSize; int(nl) > max {
+			return 0, 0, protoErr(ErrBadMessage, "buffered: method name of %d bytes exceeds the limit of %d", nl, max)
+		}
 		if len(b) < hdr {
 			return 0, hdr, nil
 		}

@@ -146,6 +146,10 @@ func readBinaryMessageBegin(b []byte) (name string, typ thrift.MessageType, seq 
 	if uint64(nl) > uint64(len(b)-pos) {
 		return "", 0, 0, 0, protoErr(ErrBadMessage, "method name of %d bytes, %d left in the frame", nl, len(b)-pos)
 	}
+	if max := thrift.CurrentLimits().MaxStringSize; uint64(nl) > uint64(max) {
+		// As the codec refuses it (and the compact reader here).
+		return "", 0, 0, 0, protoErr(ErrBadMessage, "method name of %d bytes exceeds the limit of %d", nl, max)
+	}
 	name = unsafeString(b[pos : pos+int(nl)])
 	pos += int(nl)
 	if v&0x80000000 == 0 {

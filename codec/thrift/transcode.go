@@ -163,6 +163,12 @@ func compactToBinary(dst, b []byte, t TType, depth int) ([]byte, int, error) {
 		if err != nil {
 			return dst, 0, err
 		}
+		if elem == badType && size == 0 {
+			// An empty container of no known element type (a binary one
+			// of element type STOP, come through compact): STOP again,
+			// not the byte of badType, which Apache's readers refuse.
+			elem = STOP
+		}
 		dst = append(dst, s[:Binary.WriteListBegin(s[:], elem, size)]...)
 		return convertElems(dst, b, pos, size, elem, 0, depth-1, compactToBinary)
 	case MAP:

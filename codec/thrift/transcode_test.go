@@ -115,3 +115,28 @@ func TestUnknownFieldTranscodeErrors(t *testing.T) {
 		t.Errorf("deep compact lists: %v, want a depth limit error", err)
 	}
 }
+
+// TestTranscodeEmptyListOfNoType: an unknown field holding an empty binary
+// list of element type STOP goes through compact and back with element
+// type STOP; it came back as 0xff, which Apache's binary readers refuse.
+// An empty compact list of type nibble 0 becomes the same binary list.
+func TestTranscodeEmptyListOfNoType(t *testing.T) {
+	bin := []byte{byte(STOP), 0, 0, 0, 0}
+	cpt, err := Compact.AppendUnknownFromBinary(nil, LIST, 1, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, _, m, err := Compact.ReadFieldBegin(cpt, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range [][]byte{cpt[m:], {0x00}} {
+		back, err := Binary.AppendUnknownFromCompact(nil, LIST, 1, false, in)
+		if err != nil {
+			t.Fatalf("% x: %v", in, err)
+		}
+		if want := append([]byte{byte(LIST), 0, 1}, bin...); !bytes.Equal(back, want) {
+			t.Errorf("compact % x to binary: % x, want % x", in, back, want)
+		}
+	}
+}
