@@ -21,6 +21,7 @@ type regConfig struct {
 	registry discovery.Registry // nil: none
 	instance discovery.Instance
 	grace    time.Duration
+	nilGiven bool // WithRegistry was given a nil Registry (a configuration error)
 }
 
 // WithRegistry announces the server in reg: once Run or Serve has its
@@ -37,7 +38,8 @@ type regConfig struct {
 // then name a host (not 0.0.0.0 or ::). Default: none.
 func WithRegistry(reg discovery.Registry, inst discovery.Instance) Option {
 	return optionFunc(func(c *config) {
-		c.reg = regConfig{registry: reg, instance: inst}
+		// Fields, not the struct: WithDeregisterGrace may come first.
+		c.reg.registry, c.reg.instance, c.reg.nilGiven = reg, inst, reg == nil
 	})
 }
 

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"net"
 	"time"
 
@@ -172,6 +173,8 @@ func (c *config) validate() error {
 		return configErr("WithExitWaitTime", c.exitWait)
 	case c.reg.grace < 0:
 		return configErr("WithDeregisterGrace", c.reg.grace)
+	case c.reg.nilGiven:
+		return errors.New("server: WithRegistry got a nil Registry")
 	}
 	return nil
 }
