@@ -13,17 +13,10 @@ import (
 )
 
 // callState is the per-call state, taken from a pool so that a call in the
-// steady state allocates nothing of its own. It is also the context the
-// middleware and the call path see: it wraps the caller's context and
-// answers rpcinfo.FromContext with its RPCInfo (no context.WithValue
-// allocation). Like the RPCInfo, it is valid only until Call returns.
+// steady state allocates nothing but its context (callContext). Like the
+// RPCInfo, it is valid only until Call returns.
 type callState struct {
-	// parent is the caller's context. The callState is itself the context
-	// the middleware sees, and it is pooled: a middleware may keep a context
-	// derived from it (context.WithTimeout starts a goroutine that calls Err
-	// later), so the context methods load parent atomically and, once the
-	// state is recycled, answer as a canceled context: the call is over.
-	parent atomic.Pointer[context.Context]
+	c *callContext // the call's context; made for each call, never pooled
 
 	ri       rpcinfo.RPCInfo
 	oneway   bool
@@ -31,10 +24,7 @@ type callState struct {
 	// ctxDeadline: deadline is the caller's context's, earlier than the
 	// one the call's timeout sets (timeoutError says which passed).
 	ctxDeadline bool
-	// dl is deadline for Deadline, which a context kept past the call may
-	// call while the state serves the next one (UnixNano; 0: none).
-	dl atomic.Int64
-	cc callConfig
+	cc          callConfig
 
 	// seqUsed: an attempt of the call used ri.SeqID already, so the
 	// next attempt (a retry, another instance) takes a new one: a late
@@ -64,19 +54,21 @@ var callStates = sync.Pool{New: func() any {
 	return cs
 }}
 
+// getCallState returns a call state whose context wraps the caller's ctx.
 func getCallState(ctx context.Context) *callState {
 	cs := callStates.Get().(*callState)
-	cs.parent.Store(&ctx)
+	cs.c = &callContext{parent: ctx}
+	cs.c.state.Store(cs)
 	return cs
 }
 
 func putCallState(cs *callState) {
-	cs.parent.Store(nil)
+	cs.c.state.Store(nil) // a context kept past the call finds no state
+	cs.c = nil
 	cs.ri.Reset()
 	cs.oneway = false
 	cs.seqUsed = false
 	cs.deadline, cs.ctxDeadline = time.Time{}, false
-	cs.dl.Store(0)
 	cs.cc = callConfig{}
 	cs.mc.result = nil
 	cs.mc.method = ""
@@ -93,61 +85,61 @@ func putCallState(cs *callState) {
 // a middleware wrapped it in another context.
 type callStateKey struct{}
 
-// Value answers rpcinfo's key with the call's RPCInfo.
-func (cs *callState) Value(key any) any {
+// callContext is the context the middleware, the tracer and the call path
+// see: it wraps the caller's context and answers rpcinfo.FromContext with
+// the call's RPCInfo (no context.WithValue allocation). It is made for each
+// call and not pooled, so that a context kept past the call (a middleware's
+// context.WithTimeout, whose goroutine may call Err later; a logger's) reads
+// that call's caller context for good, never the next call's. Its RPCInfo
+// and state are the call's until Call returns, and nil after.
+type callContext struct {
+	parent context.Context           // the caller's; set once
+	state  atomic.Pointer[callState] // nil once the call is over
+	dl     int64                     // the call's deadline, UnixNano (0: none); set before the context is handed out
+}
+
+// Value answers rpcinfo's key with the call's RPCInfo while the call runs.
+func (c *callContext) Value(key any) any {
 	switch key {
 	case rpcinfo.ContextKey():
-		return &cs.ri
+		if cs := c.state.Load(); cs != nil {
+			return &cs.ri
+		}
+		return nil
 	case callStateKey{}:
-		return cs
+		return c.state.Load()
 	}
-	return cs.ctx().Value(key)
-}
-
-// ctx returns the caller's context, or a canceled one once the state is
-// recycled.
-func (cs *callState) ctx() context.Context {
-	if p := cs.parent.Load(); p != nil {
-		return *p
-	}
-	return callOver
-}
-
-// callOver is what a context kept past its call sees: canceled.
-var callOver = func() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	return ctx
-}()
-
-// setDeadline sets the call's deadline (zero: none).
-func (cs *callState) setDeadline(d time.Time) {
-	cs.deadline = d
-	if d.IsZero() {
-		cs.dl.Store(0)
-	} else {
-		cs.dl.Store(d.UnixNano())
-	}
+	return c.parent.Value(key)
 }
 
 // Deadline is the call's: the earlier of the caller's context's and the
 // one its timeout sets, so that a middleware (the retry middleware above
 // all) sees the time the call has left. Done and Err are the caller's
 // context's: the client enforces the timeout itself.
-func (cs *callState) Deadline() (time.Time, bool) {
-	if n := cs.dl.Load(); n != 0 && cs.parent.Load() != nil {
-		return time.Unix(0, n), true
+func (c *callContext) Deadline() (time.Time, bool) {
+	if c.dl != 0 {
+		return time.Unix(0, c.dl), true
 	}
-	return cs.ctx().Deadline()
+	return c.parent.Deadline()
 }
-func (cs *callState) Done() <-chan struct{} { return cs.ctx().Done() }
-func (cs *callState) Err() error            { return cs.ctx().Err() }
+func (c *callContext) Done() <-chan struct{} { return c.parent.Done() }
+func (c *callContext) Err() error            { return c.parent.Err() }
 
-// stateOf finds the call's state in ctx (the callState itself, or a context
-// a middleware derived from it).
+// setDeadline sets the call's deadline (zero: none), before its context is
+// handed out.
+func (cs *callState) setDeadline(d time.Time) {
+	cs.deadline = d
+	cs.c.dl = 0
+	if !d.IsZero() {
+		cs.c.dl = d.UnixNano()
+	}
+}
+
+// stateOf finds the call's state in ctx (the call's context, or a context
+// a middleware derived from it); nil once the call is over.
 func stateOf(ctx context.Context) *callState {
-	if cs, ok := ctx.(*callState); ok {
-		return cs
+	if c, ok := ctx.(*callContext); ok {
+		return c.state.Load()
 	}
 	cs, _ := ctx.Value(callStateKey{}).(*callState)
 	return cs

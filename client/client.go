@@ -176,7 +176,7 @@ func (c *Client) Call(ctx context.Context, method string, oneway bool, args, res
 		putCallState(cs)
 		return err
 	}
-	err := c.ep(cs, args, resp)
+	err := c.ep(cs.c, args, resp)
 	putCallState(cs)
 	return err
 }
@@ -220,7 +220,7 @@ func (c *Client) invoke(ctx context.Context, req, resp any) error {
 		return rpcerr.New(rpcerr.Internal, "client: Call of a two-way method needs a result")
 	}
 	deadline := cs.deadline
-	if ctx != context.Context(cs) {
+	if ctx != context.Context(cs.c) {
 		if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
 			deadline = d
 		}

@@ -213,7 +213,7 @@ func (d *discoveryResolver) pick(cs *callState) (string, error) {
 			return "", err
 		}
 	}
-	in, err := d.lb.Pick(cs, cs.cc.hashKey)
+	in, err := d.lb.Pick(cs.c, cs.cc.hashKey)
 	if err != nil {
 		if last := d.lastErr.Load(); last != nil {
 			return "", errors.Join(err, *last)
@@ -234,8 +234,8 @@ func (d *discoveryResolver) waitReady(cs *callState) error {
 	select {
 	case <-d.ready:
 		return nil
-	case <-cs.Done():
-		return ctxError(cs.Err(), "waiting for the first resolution of "+d.service)
+	case <-cs.c.Done():
+		return ctxError(cs.c.Err(), "waiting for the first resolution of "+d.service)
 	case <-timeout:
 		return rpcerr.New(rpcerr.Timeout, "the call's deadline passed before the first resolution of "+d.service)
 	}

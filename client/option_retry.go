@@ -135,7 +135,7 @@ func (c *Client) fork(ctx context.Context, resp any) (context.Context, any, <-ch
 		putCallState(cs)
 		cancel()
 	}
-	return cs, aresp, sent, cancel, done
+	return cs.c, aresp, sent, cancel, done
 }
 
 // notSentError marks a failure that happened before any byte of the
@@ -170,12 +170,11 @@ func notSent(err error) error {
 }
 
 // outliving returns the context to give code that may keep it after the
-// call ends (the context package watches a parent it does not know from a
-// goroutine that can start late): the caller's own context rather than the
-// pooled call state, which is reused once Call returns.
+// call ends (a dial shared by later calls): the caller's own context
+// rather than the call's, whose RPCInfo is gone once Call returns.
 func outliving(ctx context.Context) context.Context {
-	if cs := stateOf(ctx); cs != nil && cs.parent.Load() != nil {
-		return cs.ctx()
+	if cs := stateOf(ctx); cs != nil {
+		return cs.c.parent
 	}
 	return ctx
 }

@@ -30,8 +30,8 @@ func (c *Client) callTraced(cs *callState, args, result thrift.FastCodec, resp a
 	cs.tracing = true
 	st.Side = stats.Client
 	st.Begin = time.Now()
-	var ctx context.Context = cs
-	if tctx := tr.Start(cs); tctx != nil {
+	var ctx context.Context = cs.c
+	if tctx := tr.Start(cs.c); tctx != nil {
 		ctx = tctx
 	}
 	done := false
