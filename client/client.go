@@ -250,7 +250,6 @@ func (c *Client) invoke(ctx context.Context, req, resp any) error {
 			return err
 		}
 		refused[n] = addr
-		// The header carries the time left.
 		if !c.header(ctx, cs, deadline, true) {
 			return err
 		}
@@ -317,17 +316,14 @@ func (c *Client) pickOther(ctx context.Context, cs *callState, refused []string,
 	return "", false
 }
 
-// header fills the request's TTHeader: callee, method, remaining timeout,
-// IDL service name and metainfo. It reports false, and fills nothing, when
-// the deadline has passed; that is checked for a TTHeader request, which
-// carries the time left, and for a request sent again (a first Framed or
+// header fills the request's TTHeader: callee, method, IDL service name
+// and metainfo (the remaining timeout is stampTimeout's). It reports false,
+// and fills nothing, when the deadline has passed; that is checked for a
+// TTHeader request and for a request sent again (a first Framed or
 // Buffered attempt leaves it to the connection pool, saving a clock read).
 func (c *Client) header(ctx context.Context, cs *callState, deadline time.Time, again bool) bool {
-	var left time.Duration
-	if !deadline.IsZero() && (again || c.cfg.protocol == transport.TTHeader) {
-		if left = time.Until(deadline); left <= 0 {
-			return false
-		}
+	if !deadline.IsZero() && (again || c.cfg.protocol == transport.TTHeader) && time.Until(deadline) <= 0 {
+		return false
 	}
 	h := &cs.hdr
 	h.Reset()
@@ -339,9 +335,7 @@ func (c *Client) header(ctx context.Context, cs *callState, deadline time.Time, 
 		h.SetInt(transport.KeyFromService, c.cfg.caller)
 	}
 	h.SetInt(transport.KeyToMethod, cs.ri.Method)
-	if !deadline.IsZero() {
-		h.SetInt(transport.KeyRPCTimeout, c.timeout.text(max(int64(left/time.Millisecond), 1)))
-	}
+	// The RPC timeout is set as the request is written (stampTimeout).
 	// The string map is the call state's, kept by Reset: once made, the
 	// same keys cost no allocation on later calls.
 	if c.cfg.idlService != "" {
@@ -354,6 +348,18 @@ func (c *Client) header(ctx context.Context, cs *callState, deadline time.Time, 
 		metainfo.ToWire(ctx, h.StrInfo)
 	}
 	return true
+}
+
+// stampTimeout puts the time the call has left (at least 1 ms) into its
+// TTHeader as the request is about to be written: the pick and getting a
+// connection (a first resolution, a dial) take time that the server's
+// handler, bound by it, must not be given again.
+func (c *Client) stampTimeout(cs *callState, deadline time.Time) {
+	if deadline.IsZero() || c.cfg.protocol != transport.TTHeader {
+		return
+	}
+	ms := max(int64(time.Until(deadline)/time.Millisecond), 1)
+	cs.hdr.SetInt(transport.KeyRPCTimeout, c.timeout.text(ms))
 }
 
 func messageType(oneway bool) thrift.MessageType {
@@ -393,6 +399,7 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 		return c.timeoutError(cs, deadline, addr)
 	}
 	conn.SetWriteDeadline(deadline)
+	c.stampTimeout(cs, deadline)
 	w := conn.Writer()
 	err = transport.WriteMessage(w, c.cfg.protocol, &cs.hdr, ri.Method, messageType(cs.oneway), ri.SeqID, args)
 	if err != nil {
@@ -569,6 +576,7 @@ func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadli
 		}
 	}
 	ri.RemoteAddr, ri.LocalAddr = mc.conn.RemoteAddr(), mc.conn.LocalAddr()
+	c.stampTimeout(cs, deadline)
 	gen, err := mc.send(ctx, &cs.hdr, ri.Method, messageType(cs.oneway), ri.SeqID, args, deadline, call)
 	if err != nil || cs.oneway || mc.flushGen.Load() >= gen {
 		// The request has left (a oneway caller flushes its own), was
