@@ -161,7 +161,9 @@ var _ net.Error = (*Error)(nil)
 // BizStatusError is a business status the handler returns on purpose: a
 // status code, a message and optional extra key-values. Over TTHeader it
 // travels in the header's string keys biz-status, biz-message and biz-extra
-// next to a normal reply, as Kitex does;
+// next to a normal reply, as Kitex does (a Petrel server cuts a message
+// over 16 KiB and leaves out an extra over 16 KiB as JSON, so that the
+// header fits and the status code arrives);
 // over protocols without a header the server sends it as an
 // ApplicationException. A nil *BizStatusError in an error carries no status:
 // [CodeOf] classes it [Internal], as a nil [*Error].

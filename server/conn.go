@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/petrel-rpc/petrel/buf"
 	"github.com/petrel-rpc/petrel/codec/thrift"
@@ -754,9 +755,9 @@ func (c *call) errorReply(h *transport.Header, result thrift.FastCodec, err erro
 	switch {
 	case errors.As(err, &biz) && biz != nil && c.cs.proto == transport.TTHeader:
 		h.SetStr(transport.StrKeyBizStatus, strconv.FormatInt(int64(biz.StatusCode), 10))
-		h.SetStr(transport.StrKeyBizMessage, biz.Message)
+		h.SetStr(transport.StrKeyBizMessage, cutBizText(biz.Message))
 		if len(biz.Extra) > 0 {
-			if b, jerr := json.Marshal(biz.Extra); jerr == nil {
+			if b, jerr := json.Marshal(biz.Extra); jerr == nil && len(b) <= bizTextMax {
 				h.SetStr(transport.StrKeyBizExtra, string(b))
 			}
 		}
@@ -777,6 +778,27 @@ func (c *call) errorReply(h *transport.Header, result thrift.FastCodec, err erro
 		msg = rpcerr.New(rpcerr.Timeout, "the handler of "+c.m.svc.info.Name+"."+c.m.info.Name+" returned "+msg).Error()
 	}
 	return thrift.EXCEPTION, thrift.NewApplicationException(thrift.ExceptionInternalError, msg)
+}
+
+// bizTextMax bounds the business status message, and its extra as JSON,
+// that a reply's TTHeader carries: the whole header holds 64 KiB, and a
+// reply whose header does not fit is answered with an INTERNAL_ERROR, its
+// status lost. A longer message is cut (cutBizText); a longer extra is
+// left out. The status code always goes.
+const bizTextMax = 16 << 10
+
+// cutBizText returns msg, or its first bizTextMax bytes or fewer, ending
+// at a character's boundary, marked as cut.
+func cutBizText(msg string) string {
+	if len(msg) <= bizTextMax {
+		return msg
+	}
+	const mark = "... (cut)"
+	n := bizTextMax - len(mark)
+	for n > 0 && !utf8.RuneStart(msg[n]) {
+		n--
+	}
+	return msg[:n] + mark
 }
 
 // handlerErrorText is the message of the INTERNAL_ERROR exception that
