@@ -269,8 +269,13 @@ func (fg *fileGen) generate() {
 		fmt.Fprintf(&out, "\t%s %q\n", fg.imports[p], p)
 	}
 	out.WriteString(")\n\n")
-	// Keep every import used, whatever the file declares.
-	out.WriteString("var (\n\t_ = fmt.Sprintf\n\t_ = thrift.STOP\n)\n")
+	// Keep every import used, whatever the file declares (context: a
+	// service without methods).
+	out.WriteString("var (\n\t_ = fmt.Sprintf\n\t_ = thrift.STOP\n")
+	if _, ok := fg.imports["context"]; ok {
+		out.WriteString("\t_ = context.Background\n")
+	}
+	out.WriteString(")\n")
 	fg.chunks = append([]chunk{{text: out.String()}}, body...)
 }
 

@@ -215,8 +215,11 @@ func (fg *fileGen) genRead(s *thrift.Struct, pr proto) {
 	if keep {
 		// Both forms: each unknown field is kept in the binary and the
 		// compact protocol, so that either writer writes what was read.
-		fg.p("p._unknownFields = p._unknownFields[:0]")
-		fg.p("p._unknownFieldsCompact = p._unknownFieldsCompact[:0]")
+		// Fresh buffers, not [:0]: a copy of the struct kept from an
+		// earlier read (rec is read into again and appended to a slice,
+		// say) would share them and see this read's bytes.
+		fg.p("p._unknownFields = nil")
+		fg.p("p._unknownFieldsCompact = nil")
 	}
 	fg.p("off := 0")
 	if pr.compact {

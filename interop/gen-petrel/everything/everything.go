@@ -16,6 +16,7 @@ import (
 var (
 	_ = fmt.Sprintf
 	_ = thrift.STOP
+	_ = context.Background
 )
 
 type Color int64

@@ -14,6 +14,7 @@ import (
 var (
 	_ = fmt.Sprintf
 	_ = thrift.STOP
+	_ = context.Background
 )
 
 type Request struct {
