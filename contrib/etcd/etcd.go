@@ -568,6 +568,7 @@ type watcher struct {
 	ch      clientv3.WatchChan            // nil: watch again at the next Next
 	watched time.Time                     // when the current etcd watch started
 	pause   time.Duration                 // the last wait before reading again (see pace)
+	failed  bool                          // the last read of the instances failed
 
 	mu        sync.Mutex
 	cancel    context.CancelFunc // guarded by mu: ends the current etcd watch
@@ -604,10 +605,12 @@ const (
 // ends as soon as it starts (one it refuses to serve) is not read again and
 // restarted as fast as etcd answers: no wait when the watch lasted
 // maxResyncPause, else minResyncPause doubling at each such watch in a row
-// up to maxResyncPause. It returns early with ctx's error or
+// up to maxResyncPause. After a failed read (refused) it always waits, the
+// same way, so that a caller calling Next again at once does not read as
+// fast as etcd refuses. It returns early with ctx's error or
 // discovery.ErrWatcherClosed.
 func (w *watcher) pace(ctx context.Context) error {
-	if time.Since(w.watched) >= maxResyncPause {
+	if !w.failed && time.Since(w.watched) >= maxResyncPause {
 		w.pause = 0
 		return nil
 	}
@@ -636,6 +639,7 @@ func (w *watcher) resync(ctx context.Context) error {
 		w.ch = nil
 		return discovery.ErrWatcherClosed
 	}
+	w.failed = err != nil
 	if err != nil {
 		// Watch again from where we were on the next try.
 		w.ch = nil
@@ -659,6 +663,11 @@ func (w *watcher) Next(ctx context.Context) ([]discovery.Instance, error) {
 	}
 	for {
 		if w.ch == nil {
+			if w.failed {
+				if err := w.pace(ctx); err != nil {
+					return nil, err
+				}
+			}
 			if err := w.resync(ctx); err != nil {
 				return nil, err
 			}
