@@ -33,8 +33,9 @@
 // an address, takes a connection from the pool, writes the request with
 // transport.WriteMessage (the arguments are encoded straight into the
 // connection's output buffer and sent with one flush), reads the reply with
-// transport.ReadMessage and decodes it into the result from the input buffer
-// without a copy. With TTHeader the request carries the callee service, the
+// transport.ReadMessage and decodes it into the result with the result's
+// FastRead (one private copy of the reply's bytes for all its strings).
+// With TTHeader the request carries the callee service, the
 // method, the time left before the call's deadline (milliseconds), the IDL
 // service name ([WithIDLServiceName], which generated clients set) and the
 // context's metainfo values.
@@ -56,11 +57,14 @@
 // address (LIFO), never hands out one whose peer closed it
 // (netpoll.Connection.IsActive, no I/O), and closes instead of keeping a
 // connection after a failed write or read, bad reply bytes, a timeout, a
-// cancellation or a reply carrying the server's drop flag ("crrst"); a whole reply that is an
-// application exception or a business status keeps it. The multiplexed pool shares a few connections per
-// address among all callers: each request is registered under its sequence
-// id, written under the connection's write lock, and the last of a group of
-// concurrent writers flushes everybody's frames with one system call; a
+// cancellation or a reply carrying the server's drop flag ("crrst"); a whole
+// reply that is an application exception (other than PROTOCOL_ERROR, after
+// which a Petrel server closes the connection) or a business status keeps
+// it. The multiplexed pool shares a few connections per address among all
+// callers: each request is registered under its sequence id, written under
+// the connection's write lock, and the last of a group of concurrent
+// writers, or the writer of the 16th frame since the last flush, flushes
+// them with one system call; a
 // reader goroutine per connection decodes each reply into its caller's
 // result and wakes it. A connection that fails fails only the calls waiting
 // on it, and the next call dials its replacement.

@@ -18,9 +18,10 @@
 // so that the handlers it just started can run, then polls again with a zero
 // timeout after a large batch, or blocks after a small one; a poller busy most
 // of its time spins briefly instead of sleeping, so that the next poll returns
-// a batch. Under load it rarely sleeps, and idle it costs nothing. It
-// blocks in the kernel's epoll_wait, or parks in the Go runtime's poller
-// when its idle periods have been long. A poller holding dialed
+// a batch. Under load it rarely sleeps, and idle it costs nothing. An idle
+// poller blocks in the kernel's epoll_wait or parks in the Go runtime's
+// poller, whichever a wait tuner measures to cost the process less CPU per
+// byte read (pollers start parked; see waittune.go). A poller holding dialed
 // connections always parks when the process has no processor to spare for a
 // blocked thread (GOMAXPROCS at most the number of pollers): there a blocked
 // poller would keep timers and the callers they wake from running for up to

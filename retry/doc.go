@@ -33,7 +33,8 @@
 // The [Budget] grants retries only while they stay under a share (10% by
 // default) of the original requests over a sliding window, so that when a
 // service fails every call, the attempts sent are at most 1.1 per call
-// instead of MaxAttempts.
+// instead of MaxAttempts (plus MinRetries, 3 by default, per window, so
+// that a client with little traffic can still retry).
 //
 // A retried attempt carries the transient metainfo key [MarkerKey]. A
 // Petrel server hands it to the handler's context; a client called with

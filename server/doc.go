@@ -19,13 +19,17 @@
 //   - TTHeader requests, which Kitex-style clients pipeline and match by
 //     sequence id, are served concurrently, each on a goroutine from a pool;
 //     replies are written under the connection's write lock, and the last of
-//     several writers flushes for all of them. At most 1024 requests of one
+//     several writers, or the writer of the 16th reply since the last
+//     flush, flushes for all of them. At most 1024 requests of one
 //     connection are served at once; beyond that the connection's reader
 //     serves requests itself and stops reading, which pushes back on the
 //     client.
 //   - Framed and Buffered requests are served in order on the reader's
 //     goroutine (Apache clients expect replies in order); replies to
-//     pipelined requests are flushed together.
+//     pipelined requests are flushed together. A method name of the form
+//     "Service:method" (Apache's TMultiplexedProtocol) is routed to that
+//     service, and the reply carries the bare method name, as those clients
+//     expect.
 //
 // The handler gets a context that carries the call's [rpcinfo.RPCInfo], the
 // caller's [metainfo] values (TTHeader), and a deadline from the TTHeader RPC

@@ -29,8 +29,9 @@
 //
 // Key* and StrKey* name the TTHeader info keys Kitex uses (method, caller and
 // callee, RPC timeout, business status, connection reset); Flag* its FLAGS
-// bits; PayloadBinary and PayloadCompact its protocol ids. Errors: ErrNeedMore
-// (Detect only, unwrapped), and as causes of *rpcerr.Error with code
+// bits; PayloadBinary and PayloadCompact its protocol ids. ReadMessageHead
+// reads a message's header without its body. Errors: ErrNeedMore (Detect
+// and ReadMessageHead, unwrapped), and as causes of *rpcerr.Error with code
 // Protocol: ErrUnknownProtocol, ErrFrameTooLarge, ErrBadFrame, ErrBadMessage,
 // ErrUnsupported, ErrHeaderTooLarge.
 //
