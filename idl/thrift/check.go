@@ -24,11 +24,6 @@ type checker struct {
 	// current path of each typedef or const on it.
 	typedefOnPath map[*Typedef]int
 	constOnPath   map[*Const]int
-	// baseResolved holds the services whose Extends was looked up;
-	// chainFinal those whose chain of bases is known to end, without a
-	// cycle, so that walks of longer chains stop there.
-	baseResolved map[*Service]bool
-	chainFinal   map[*Service]bool
 	// typedefsOK and assignables remember the answers of typedefOK and
 	// assignable: a typedef may use another several times (map<T,T>), so
 	// walking types written out in full takes time exponential in the
@@ -42,6 +37,56 @@ type checker struct {
 	// names that more than one service has, for checkInherited.
 	fnByGoName   map[string]*Function
 	fnGoNameDups map[string][]*Function
+	// enumNames, enumInts and fieldNames index the values of the enums and
+	// the fields of the structs that constants name, each made on first
+	// use: a file may name every one of 80,000 values, and a scan each time
+	// took seconds.
+	enumNames  map[*Enum]map[string]*EnumValue
+	enumInts   map[*Enum]map[int64]bool
+	fieldNames map[*Struct]map[string]*Field
+}
+
+// enumValue is e.Value(name), through an index.
+func (c *checker) enumValue(e *Enum, name string) *EnumValue {
+	m := c.enumNames[e]
+	if m == nil {
+		m = make(map[string]*EnumValue, len(e.Values))
+		for _, v := range e.Values {
+			if _, dup := m[v.Name]; !dup {
+				m[v.Name] = v
+			}
+		}
+		c.enumNames[e] = m
+	}
+	return m[name]
+}
+
+// enumHas reports whether one of e's values is n.
+func (c *checker) enumHas(e *Enum, n int64) bool {
+	m := c.enumInts[e]
+	if m == nil {
+		m = make(map[int64]bool, len(e.Values))
+		for _, v := range e.Values {
+			m[v.Value] = true
+		}
+		c.enumInts[e] = m
+	}
+	return m[n]
+}
+
+// structField is s.Field(name), through an index.
+func (c *checker) structField(s *Struct, name string) *Field {
+	m := c.fieldNames[s]
+	if m == nil {
+		m = make(map[string]*Field, len(s.Fields))
+		for _, f := range s.Fields {
+			if _, dup := m[f.Name]; !dup {
+				m[f.Name] = f
+			}
+		}
+		c.fieldNames[s] = m
+	}
+	return m[name]
 }
 
 func (c *checker) errorf(pos Pos, format string, args ...any) {
@@ -56,13 +101,14 @@ func (c *checker) run() {
 	c.doneConsts = map[*Const]bool{}
 	c.typedefOnPath = map[*Typedef]int{}
 	c.constOnPath = map[*Const]int{}
-	c.baseResolved = map[*Service]bool{}
-	c.chainFinal = map[*Service]bool{}
 	c.typedefsOK = map[*Typedef]bool{}
 	c.assignables = map[[2]*Type]bool{}
 	c.longestInclude = map[*File]int{}
 	c.fnByGoName = map[string]*Function{}
 	c.fnGoNameDups = map[string][]*Function{}
+	c.enumNames = map[*Enum]map[string]*EnumValue{}
+	c.enumInts = map[*Enum]map[int64]bool{}
+	c.fieldNames = map[*Struct]map[string]*Field{}
 	for _, f := range c.files {
 		c.declare(f)
 	}
@@ -83,6 +129,7 @@ func (c *checker) run() {
 		}
 	}
 	c.checkChains()
+	c.resolveBases()
 	for _, f := range c.files {
 		c.checkFile(f)
 	}
@@ -455,7 +502,7 @@ func (c *checker) resolveValue(f *File, v *ConstValue, ctx string) {
 					c.errorf(v.Pos, "%s: unknown constant %q: %q is a %s, not an enum", ctx, v.Ident, v.Ident[:dot], declKindName(d))
 					return
 				}
-				ev := e.Value(v.Ident[dot+1:])
+				ev := c.enumValue(e, v.Ident[dot+1:])
 				if ev == nil {
 					c.errorf(v.Pos, "%s: enum %s has no value %q", ctx, e.Name, v.Ident[dot+1:])
 					return
@@ -649,41 +696,58 @@ func (c *checker) checkFields(fields []*Field, context string) {
 	}
 }
 
-func (c *checker) checkService(f *File, s *Service) {
-	if s.Extends != "" {
-		d, why := c.lookup(f, s.Extends)
-		switch {
-		case d == nil:
-			c.errorf(s.ExtendsPos, "service %s extends unknown service %q: %s", s.Name, s.Extends, why)
-		case d.DeclKind() != DeclService:
-			c.errorf(s.ExtendsPos, "service %s extends %q, which is a %s, not a service", s.Name, s.Extends, declKindName(d))
-		default:
-			s.Base = d.(*Service)
-			seen := map[*Service]bool{s: true}
-			chain := []string{s.Name}
-			final := true
-			for b := s.Base; b != nil; b = b.Base {
-				if c.chainFinal[b] {
-					break // b's chain was walked: it ends, without a cycle
-				}
-				chain = append(chain, b.Name)
-				if seen[b] {
-					c.errorf(s.ExtendsPos, "service inheritance cycle: %s", strings.Join(chain, " -> "))
-					s.Base = nil
-					final = false
+// resolveBases looks up the base of every service, then walks the chains of
+// bases once each, whatever the order the services are declared in, and
+// breaks each cycle at the service whose base closes it (the last of the
+// cycle on the walk), reporting it there. (Looking bases up service by
+// service and walking each chain as far as it was known walked a chain of
+// n services, its root declared last, n times.)
+func (c *checker) resolveBases() {
+	for _, f := range c.files {
+		for _, s := range f.Services {
+			if s.Extends == "" {
+				continue
+			}
+			d, why := c.lookup(f, s.Extends)
+			switch {
+			case d == nil:
+				c.errorf(s.ExtendsPos, "service %s extends unknown service %q: %s", s.Name, s.Extends, why)
+			case d.DeclKind() != DeclService:
+				c.errorf(s.ExtendsPos, "service %s extends %q, which is a %s, not a service", s.Name, s.Extends, declKindName(d))
+			default:
+				s.Base = d.(*Service)
+			}
+		}
+	}
+	const onPath, done = 1, 2
+	state := map[*Service]int{}
+	at := map[*Service]int{} // index on the current path
+	var path []*Service
+	for _, f := range c.files {
+		for _, s := range f.Services {
+			path = path[:0]
+			for b := s; b != nil && state[b] != done; b = b.Base {
+				if state[b] == onPath {
+					last := path[len(path)-1]
+					chain := []string{last.Name}
+					for _, p := range path[at[b]:] {
+						chain = append(chain, p.Name)
+					}
+					c.errorf(last.ExtendsPos, "service inheritance cycle: %s", strings.Join(chain, " -> "))
+					last.Base = nil
 					break
 				}
-				seen[b] = true
-				if !c.baseResolved[b] && b.Extends != "" {
-					final = false // b's base is not known yet
-				}
+				state[b], at[b] = onPath, len(path)
+				path = append(path, b)
 			}
-			c.chainFinal[s] = final
+			for _, p := range path {
+				state[p] = done
+			}
 		}
-	} else {
-		c.chainFinal[s] = true
 	}
-	c.baseResolved[s] = true
+}
+
+func (c *checker) checkService(f *File, s *Service) {
 	names := map[string]*Function{}
 	goNames := map[string]*Function{}
 	for _, fn := range s.Functions {
@@ -871,12 +935,9 @@ func (c *checker) checkValue(v *ConstValue, t *Type, ctx string, depth int) {
 				mismatch()
 				return
 			}
-			for _, ev := range d.Values {
-				if ev.Value == v.Int {
-					return
-				}
+			if !c.enumHas(d, v.Int) {
+				c.errorf(v.Pos, "%s: %d is not a value of enum %s", ctx, v.Int, d.Name)
 			}
-			c.errorf(v.Pos, "%s: %d is not a value of enum %s", ctx, v.Int, d.Name)
 		case *Struct:
 			if v.Kind != ConstMap {
 				mismatch()
@@ -895,7 +956,7 @@ func (c *checker) checkValue(v *ConstValue, t *Type, ctx string, depth int) {
 					c.errorf(e.Key.Pos, "%s: a %s constant needs field names as keys, found %s", ctx, d.Kind, describeValue(e.Key))
 					continue
 				}
-				fd := d.Field(e.Key.String)
+				fd := c.structField(d, e.Key.String)
 				if fd == nil {
 					c.errorf(e.Key.Pos, "%s: %s %s has no field %q", ctx, d.Kind, d.Name, e.Key.String)
 					continue
