@@ -64,14 +64,17 @@ func Generate(f *thrift.File, opt Options) ([]File, error) {
 	}
 	g := newGenerator(opt)
 	files := allFiles(f)
+	// By lower-cased path: the go command refuses two files whose names
+	// differ only in case, and on macOS or Windows one would overwrite the
+	// other.
 	goFiles := map[string]*thrift.File{}
 	for _, tf := range files {
 		g.plan(tf)
 		p := path.Join(g.pkgs[tf].dir, goFileName(tf.Name))
-		if prev, ok := goFiles[p]; ok {
-			return nil, &Error{Msg: fmt.Sprintf("%s and %s both generate the Go file %s: give one of them another namespace go (or another file name)", prev.Path, tf.Path, p)}
+		if prev, ok := goFiles[strings.ToLower(p)]; ok {
+			return nil, &Error{Msg: fmt.Sprintf("%s and %s both generate the Go file %s (or one whose name differs only in case): give one of them another namespace go (or another file name)", prev.Path, tf.Path, p)}
 		}
-		goFiles[p] = tf
+		goFiles[strings.ToLower(p)] = tf
 	}
 	for _, tf := range files {
 		g.checkInheritance(tf)
@@ -358,24 +361,34 @@ var goKeywords = map[string]bool{
 func isGoKeyword(s string) bool { return goKeywords[s] }
 
 // goFileName returns the Go file name for a Thrift file's include name,
-// avoiding names Go would treat as test files or build-constrained, and
-// Windows device names, which module zips may not hold.
+// avoiding names Go would treat as test files or build-constrained or
+// ignore (a leading "_", which sanitizeIdent also gives a name starting
+// with a digit), and Windows device names, which module zips may not hold.
 func goFileName(name string) string {
 	base := sanitizeIdent(name)
+	if strings.HasPrefix(base, "_") {
+		base = "x" + base
+	}
 	if i := strings.LastIndexByte(base, '_'); (i >= 0 && specialSuffix[strings.ToLower(base[i+1:])]) || windowsDevice(base) {
 		base += "_gen"
 	}
 	return base + ".go"
 }
 
+// specialSuffix holds "test" and the GOOS and GOARCH values the go command
+// knows, past and future ones too (its internal/syslist): a file name
+// ending in _<one of them> is built only there.
 var specialSuffix = map[string]bool{
-	"test": true, "linux": true, "darwin": true, "windows": true, "freebsd": true,
-	"netbsd": true, "openbsd": true, "dragonfly": true, "solaris": true, "illumos": true,
-	"android": true, "ios": true, "js": true, "wasip1": true, "aix": true, "plan9": true,
-	"hurd": true, "zos": true, "amd64": true, "386": true, "arm": true, "arm64": true,
-	"wasm": true, "riscv64": true, "ppc64": true, "ppc64le": true, "mips": true,
-	"mipsle": true, "mips64": true, "mips64le": true, "s390x": true, "loong64": true,
-	"sparc64": true,
+	"test": true,
+	"aix": true, "android": true, "darwin": true, "dragonfly": true, "freebsd": true,
+	"hurd": true, "illumos": true, "ios": true, "js": true, "linux": true, "nacl": true,
+	"netbsd": true, "openbsd": true, "plan9": true, "solaris": true, "wasip1": true,
+	"windows": true, "zos": true,
+	"386": true, "amd64": true, "amd64p32": true, "arm": true, "armbe": true,
+	"arm64": true, "arm64be": true, "loong64": true, "mips": true, "mipsle": true,
+	"mips64": true, "mips64le": true, "mips64p32": true, "mips64p32le": true,
+	"ppc": true, "ppc64": true, "ppc64le": true, "riscv": true, "riscv64": true,
+	"s390": true, "s390x": true, "sparc": true, "sparc64": true, "wasm": true,
 }
 
 // claim takes name in package scope pkg, appending "_" until it is free.

@@ -621,3 +621,50 @@ func TestScaffoldImportAliases(t *testing.T) {
 		}
 	}
 }
+
+// TestGoFileNamesBuilt: Go file names are ones the go command builds: not
+// starting with "_" (which it ignores; a Thrift file named _common or
+// 3rdparty gave one), not ending in a GOOS or GOARCH it knows (riscv, ppc,
+// s390...: the file built only there), and not two in a directory that
+// differ only in case (which it refuses).
+func TestGoFileNamesBuilt(t *testing.T) {
+	srcs := map[string]string{
+		"main.thrift":        "include \"_common.thrift\"\ninclude \"3rdparty.thrift\"\ninclude \"board_riscv.thrift\"\nstruct M { 1: _common.C c, 3: board_riscv.B b }\n",
+		"_common.thrift":     "namespace go x\nstruct C { 1: i32 x }\n",
+		"3rdparty.thrift":    "namespace go x\nstruct P { 1: i32 x }\n",
+		"board_riscv.thrift": "namespace go x\nstruct B { 1: i32 x }\n",
+		"Common.thrift":      "namespace go x\nstruct D { 1: i32 x }\n",
+		"common.thrift":      "namespace go x\nstruct E { 1: i32 x }\n",
+		"case.thrift":        "include \"Common.thrift\"\ninclude \"common.thrift\"\nstruct F { 1: Common.D d, 2: common.E e }\n",
+	}
+	read := func(p string) ([]byte, error) {
+		if s, ok := srcs[p]; ok {
+			return []byte(s), nil
+		}
+		return nil, fs.ErrNotExist
+	}
+	f, err := thrift.ParseFile("main.thrift", thrift.ParseOptions{ReadFile: read})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := gen.Generate(f, gen.Options{Module: "m.example/out"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, gf := range out {
+		got[gf.Path] = true
+	}
+	for _, want := range []string{"x/x_common.go", "x/x_3rdparty.go", "x/board_riscv_gen.go"} {
+		if !got[want] {
+			t.Errorf("no %s among %v", want, got)
+		}
+	}
+	f, err = thrift.ParseFile("case.thrift", thrift.ParseOptions{ReadFile: read})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gen.Generate(f, gen.Options{Module: "m.example/out"}); err == nil || !strings.Contains(err.Error(), "differs only in case") {
+		t.Errorf("Generate of x/Common.go and x/common.go: %v, want an error", err)
+	}
+}
