@@ -379,8 +379,7 @@ func goFileName(name string) string {
 // knows, past and future ones too (its internal/syslist): a file name
 // ending in _<one of them> is built only there.
 var specialSuffix = map[string]bool{
-	"test": true,
-	"aix": true, "android": true, "darwin": true, "dragonfly": true, "freebsd": true,
+	"test": true, "aix": true, "android": true, "darwin": true, "dragonfly": true, "freebsd": true,
 	"hurd": true, "illumos": true, "ios": true, "js": true, "linux": true, "nacl": true,
 	"netbsd": true, "openbsd": true, "plan9": true, "solaris": true, "wasip1": true,
 	"windows": true, "zos": true,
