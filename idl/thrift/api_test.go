@@ -498,3 +498,17 @@ func TestEnumAndFieldLookupsIndexed(t *testing.T) {
 		t.Fatal("checking a file of constants naming every enum value and struct field still running after 10 s")
 	}
 }
+
+// TestIntConstantAsDouble: an integer constant may stand where a double
+// goes, as an integer literal may (Apache's compiler takes both); other
+// types still may not.
+func TestIntConstantAsDouble(t *testing.T) {
+	src := "const i32 A = 1\nconst i64 B = 2\nconst double D = A\nstruct S { 1: double d = B }\n"
+	if _, err := thrift.Parse("m.thrift", []byte(src), thrift.ParseOptions{}); err != nil {
+		t.Fatalf("an integer constant as a double: %v", err)
+	}
+	src = "const string A = \"x\"\nconst double D = A\n"
+	if _, err := thrift.Parse("m.thrift", []byte(src), thrift.ParseOptions{}); err == nil || !strings.Contains(err.Error(), "cannot be used as double") {
+		t.Fatalf("a string constant as a double: %v, want an error", err)
+	}
+}

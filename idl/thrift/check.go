@@ -861,6 +861,11 @@ func (c *checker) checkValue(v *ConstValue, t *Type, ctx string, depth int) {
 						return
 					}
 				}
+				// An integer constant where a double goes, as the literal
+				// would be (Apache's compiler takes it too).
+				if _, isInt := intRanges[v.Const.Type.Resolved().Kind]; isInt && rt.Kind == TypeDouble && target != nil && target.Kind == ConstInt {
+					return
+				}
 				c.errorf(v.Pos, "%s: constant %s has type %s, which cannot be used as %s", ctx, v.Ident, v.Const.Type, t)
 			}
 		}
