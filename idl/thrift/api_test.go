@@ -512,3 +512,28 @@ func TestIntConstantAsDouble(t *testing.T) {
 		t.Fatalf("a string constant as a double: %v, want an error", err)
 	}
 }
+
+// TestIncludeNameDropsAnyExtension: a file is included under its base name
+// without its extension, whatever it is, as Apache's compiler names it:
+// include "shared.idl" is "shared" (it was "shared.idl", so that
+// shared.Base was unknown).
+func TestIncludeNameDropsAnyExtension(t *testing.T) {
+	srcs := map[string]string{
+		"main.thrift": "include \"shared.idl\"\ninclude \"a.b.thrift\"\nstruct M { 1: shared.Base b, 2: a.b.C c }\n",
+		"shared.idl":  "struct Base { 1: i32 x }\n",
+		"a.b.thrift":  "struct C { 1: i32 x }\n",
+	}
+	read := func(p string) ([]byte, error) {
+		if s, ok := srcs[p]; ok {
+			return []byte(s), nil
+		}
+		return nil, fs.ErrNotExist
+	}
+	f, err := thrift.ParseFile("main.thrift", thrift.ParseOptions{ReadFile: read})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Name != "main" || f.IncludeMap["shared"] == nil {
+		t.Errorf("main file named %q, includes %v; want main and shared", f.Name, f.IncludeMap)
+	}
+}

@@ -52,13 +52,23 @@ type parser struct {
 	err      *Error
 }
 
+// includeName is the name by which a file at path p is included: its base
+// name without its extension, whatever it is (shared.idl is "shared"), as
+// Apache's compiler names it.
+func includeName(p string) string {
+	base := path.Base(strings.ReplaceAll(p, "\\", "/"))
+	if i := strings.LastIndexByte(base, '.'); i > 0 {
+		return base[:i]
+	}
+	return base
+}
+
 // parse parses one file's syntax. It does not read includes or resolve
 // names. On a syntax error it returns the file parsed so far and the error.
 func parse(name string, src []byte, maxDepth int) (f *File, err *Error) {
-	base := path.Base(strings.ReplaceAll(name, "\\", "/"))
 	f = &File{
 		Path:       name,
-		Name:       strings.TrimSuffix(base, ".thrift"),
+		Name:       includeName(name),
 		IncludeMap: map[string]*File{},
 		Namespaces: map[string]string{},
 	}
@@ -204,11 +214,10 @@ func (p *parser) parseHeader() {
 		if s == "" {
 			p.failAt(t.pos, "include path is empty")
 		}
-		base := path.Base(strings.ReplaceAll(s, "\\", "/"))
 		f.Includes = append(f.Includes, &Include{
 			Pos:  t.pos,
 			Path: s,
-			Name: strings.TrimSuffix(base, ".thrift"),
+			Name: includeName(s),
 		})
 	case "cpp_include":
 		s, _ := p.literal("after cpp_include")
