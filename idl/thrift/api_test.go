@@ -3,6 +3,7 @@ package thrift_test
 import (
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -535,5 +536,29 @@ func TestIncludeNameDropsAnyExtension(t *testing.T) {
 	}
 	if f.Name != "main" || f.IncludeMap["shared"] == nil {
 		t.Errorf("main file named %q, includes %v; want main and shared", f.Name, f.IncludeMap)
+	}
+}
+
+// TestSameIncludeTwice: one file included twice by the same file is one
+// include, as Apache's compiler takes it; a different file under the same
+// include name is still refused.
+func TestSameIncludeTwice(t *testing.T) {
+	srcs := map[string]string{
+		"main.thrift":     "include \"common.thrift\"\ninclude \"common.thrift\"\nstruct M { 1: common.C c }\n",
+		"common.thrift":   "struct C { 1: i32 x }\n",
+		"clash.thrift":    "include \"common.thrift\"\ninclude \"d/common.thrift\"\n",
+		"d/common.thrift": "struct D { 1: i32 x }\n",
+	}
+	read := func(p string) ([]byte, error) {
+		if s, ok := srcs[filepath.ToSlash(p)]; ok {
+			return []byte(s), nil
+		}
+		return nil, fs.ErrNotExist
+	}
+	if _, err := thrift.ParseFile("main.thrift", thrift.ParseOptions{ReadFile: read}); err != nil {
+		t.Fatalf("a file included twice: %v", err)
+	}
+	if _, err := thrift.ParseFile("clash.thrift", thrift.ParseOptions{ReadFile: read}); err == nil || !strings.Contains(err.Error(), "already used by the include of") {
+		t.Fatalf("two files under one include name: %v, want an error", err)
 	}
 }

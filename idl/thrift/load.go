@@ -141,14 +141,18 @@ func (ld *loader) load(path, id string, src []byte) *File {
 		delete(ld.onStack, id)
 	}()
 	for _, inc := range f.Includes {
-		if prev, ok := f.IncludeMap[inc.Name]; ok {
-			ld.errs = append(ld.errs, &Error{Pos: inc.Pos, Msg: "include name " + strconv.Quote(inc.Name) +
-				" is already used by the include of " + prev.Path})
-			continue
-		}
 		target, id, data, err := ld.find(f.Path, inc.Path)
 		if err != nil {
 			ld.errs = append(ld.errs, &Error{Pos: inc.Pos, Msg: err.Error(), Err: errors.Unwrap(err)})
+			continue
+		}
+		if prev, ok := f.IncludeMap[inc.Name]; ok {
+			if ld.files[id] == prev {
+				inc.File = prev // the same file included again, as Apache's compiler allows
+				continue
+			}
+			ld.errs = append(ld.errs, &Error{Pos: inc.Pos, Msg: "include name " + strconv.Quote(inc.Name) +
+				" is already used by the include of " + prev.Path})
 			continue
 		}
 		if i, ok := ld.onStack[id]; ok {
