@@ -16,7 +16,8 @@ import (
 // steady state allocates nothing but its context (callContext). Like the
 // RPCInfo, it is valid only until Call returns.
 type callState struct {
-	c *callContext // the call's context; made for each call, never pooled
+	c   *callContext  // the call's context; made for each call, never pooled
+	gen atomic.Uint64 // counts the calls the state has served (see callContext.live)
 
 	ri       rpcinfo.RPCInfo
 	oneway   bool
@@ -57,13 +58,12 @@ var callStates = sync.Pool{New: func() any {
 // getCallState returns a call state whose context wraps the caller's ctx.
 func getCallState(ctx context.Context) *callState {
 	cs := callStates.Get().(*callState)
-	cs.c = &callContext{parent: ctx}
-	cs.c.state.Store(cs)
+	cs.c = &callContext{parent: ctx, cs: cs, gen: cs.gen.Load()}
 	return cs
 }
 
 func putCallState(cs *callState) {
-	cs.c.state.Store(nil) // a context kept past the call finds no state
+	cs.gen.Add(1) // a context kept past the call finds its state gone
 	cs.c = nil
 	cs.ri.Reset()
 	cs.oneway = false
@@ -93,21 +93,28 @@ type callStateKey struct{}
 // that call's caller context for good, never the next call's. Its RPCInfo
 // and state are the call's until Call returns, and nil after.
 type callContext struct {
-	parent context.Context           // the caller's; set once
-	state  atomic.Pointer[callState] // nil once the call is over
-	dl     int64                     // the call's deadline, UnixNano (0: none); set before the context is handed out
+	parent context.Context // the caller's
+	cs     *callState      // the call's state while the call runs (live)
+	gen    uint64          // cs.gen during the call
+	dl     int64           // the call's deadline, UnixNano (0: none); set before the context is handed out
 }
+
+// live reports whether the call runs: its state has not been put back.
+func (c *callContext) live() bool { return c.cs.gen.Load() == c.gen }
 
 // Value answers rpcinfo's key with the call's RPCInfo while the call runs.
 func (c *callContext) Value(key any) any {
 	switch key {
 	case rpcinfo.ContextKey():
-		if cs := c.state.Load(); cs != nil {
-			return &cs.ri
+		if c.live() {
+			return &c.cs.ri
 		}
 		return nil
 	case callStateKey{}:
-		return c.state.Load()
+		if c.live() {
+			return c.cs
+		}
+		return nil
 	}
 	return c.parent.Value(key)
 }
@@ -139,7 +146,10 @@ func (cs *callState) setDeadline(d time.Time) {
 // a middleware derived from it); nil once the call is over.
 func stateOf(ctx context.Context) *callState {
 	if c, ok := ctx.(*callContext); ok {
-		return c.state.Load()
+		if c.live() {
+			return c.cs
+		}
+		return nil
 	}
 	cs, _ := ctx.Value(callStateKey{}).(*callState)
 	return cs
