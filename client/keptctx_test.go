@@ -115,9 +115,11 @@ func TestContextKeptWhileTheNextCallRuns(t *testing.T) {
 				i, user, a.ctx.Err(), rpcinfo.FromContext(a.ctx))
 		}
 		close(parentA.done) // A's caller context ends while B runs
+		timer := time.NewTimer(2 * time.Second)
 		select {
 		case <-a.derived.Done():
-		case <-time.After(2 * time.Second):
+			timer.Stop()
+		case <-timer.C:
 			t.Fatalf("iteration %d: a context derived from A's was not canceled with A's caller context", i)
 		}
 		a.cancel()

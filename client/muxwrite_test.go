@@ -228,6 +228,8 @@ func TestMuxGiveUpSkipsOthersFlush(t *testing.T) {
 				time.Sleep(200 * time.Millisecond)
 				cancel()
 			}
+			timer := time.NewTimer(10 * time.Second)
+			defer timer.Stop()
 			select {
 			case err := <-aDone:
 				if took := time.Since(start); took > 2*time.Second {
@@ -236,7 +238,7 @@ func TestMuxGiveUpSkipsOthersFlush(t *testing.T) {
 				if want := map[string]rpcerr.Code{"timeout": rpcerr.Timeout, "cancel": rpcerr.Canceled}[how]; rpcerr.CodeOf(err) != want {
 					t.Fatalf("A returned %v, want a %v error", err, want)
 				}
-			case <-time.After(10 * time.Second):
+			case <-timer.C:
 				t.Fatal("A did not return")
 			}
 		})

@@ -64,25 +64,30 @@ func TestStopWaitsForHandlerReadLate(t *testing.T) {
 	default:
 	}
 	close(releaseDecode)
+	timer := time.NewTimer(5 * time.Second)
+	defer timer.Stop()
 	select {
 	case <-handlerStarted:
-	case <-time.After(5 * time.Second):
+	case <-timer.C:
 		t.Fatal("handler never started")
 	}
 	defer func() {
 		close(releaseHandler)
 		<-handlerDone
+		timer.Reset(5 * time.Second)
 		select {
 		case <-stopped:
-		case <-time.After(5 * time.Second):
+		case <-timer.C:
 			t.Error("Stop did not return once the handler had")
 		}
 		<-served
 	}()
+	wait := time.NewTimer(300 * time.Millisecond)
+	defer wait.Stop()
 	select {
 	case err := <-stopped:
 		t.Fatalf("Stop(context.Background()) returned %v while a handler was still running (InFlight %d)", err, s.Stats().InFlight)
-	case <-time.After(300 * time.Millisecond): // Stop still waits, as documented
+	case <-wait.C: // Stop still waits, as documented
 	}
 }
 

@@ -490,12 +490,14 @@ func TestEnumAndFieldLookupsIndexed(t *testing.T) {
 		_, err := thrift.Parse("m.thrift", []byte(b.String()), thrift.ParseOptions{})
 		done <- err
 	}()
+	timer := time.NewTimer(10 * time.Second)
+	defer timer.Stop()
 	select {
 	case err := <-done:
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-timer.C:
 		t.Fatal("checking a file of constants naming every enum value and struct field still running after 10 s")
 	}
 }
