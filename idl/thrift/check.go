@@ -46,16 +46,23 @@ type checker struct {
 	fieldNames map[*Struct]map[string]*Field
 }
 
+// firstByKey indexes items by key, keeping the first of each key (as the
+// scans of Enum.Value and Struct.Field find it).
+func firstByKey[K comparable, V any](items []V, key func(V) K) map[K]V {
+	m := make(map[K]V, len(items))
+	for _, v := range items {
+		if _, dup := m[key(v)]; !dup {
+			m[key(v)] = v
+		}
+	}
+	return m
+}
+
 // enumValue is e.Value(name), through an index.
 func (c *checker) enumValue(e *Enum, name string) *EnumValue {
 	m := c.enumNames[e]
 	if m == nil {
-		m = make(map[string]*EnumValue, len(e.Values))
-		for _, v := range e.Values {
-			if _, dup := m[v.Name]; !dup {
-				m[v.Name] = v
-			}
-		}
+		m = firstByKey(e.Values, func(v *EnumValue) string { return v.Name })
 		c.enumNames[e] = m
 	}
 	return m[name]
@@ -78,12 +85,7 @@ func (c *checker) enumHas(e *Enum, n int64) bool {
 func (c *checker) structField(s *Struct, name string) *Field {
 	m := c.fieldNames[s]
 	if m == nil {
-		m = make(map[string]*Field, len(s.Fields))
-		for _, f := range s.Fields {
-			if _, dup := m[f.Name]; !dup {
-				m[f.Name] = f
-			}
-		}
+		m = firstByKey(s.Fields, func(f *Field) string { return f.Name })
 		c.fieldNames[s] = m
 	}
 	return m[name]
