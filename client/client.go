@@ -319,10 +319,10 @@ func (c *Client) pickOther(ctx context.Context, cs *callState, refused []string,
 // header fills the request's TTHeader: callee, method, IDL service name
 // and metainfo (the remaining timeout is stampTimeout's). It reports false,
 // and fills nothing, when the deadline has passed; that is checked for a
-// request sent again only (a first attempt leaves it to the connection
-// pool, saving a clock read: stampTimeout reads the clock once more).
+// TTHeader request and for a request sent again (a first Framed or
+// Buffered attempt leaves it to the connection pool, saving a clock read).
 func (c *Client) header(ctx context.Context, cs *callState, deadline time.Time, again bool) bool {
-	if again && !deadline.IsZero() && time.Until(deadline) <= 0 {
+	if !deadline.IsZero() && (again || c.cfg.protocol == transport.TTHeader) && time.Until(deadline) <= 0 {
 		return false
 	}
 	h := &cs.hdr
