@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"sync"
@@ -175,12 +176,46 @@ type caller struct {
 	intervalNS  float64   // between scheduled calls, when paced
 	t0, t1      time.Time // the measured window
 	stderr      io.Writer
+	requests    uint64
+	errors      uint64
+	logged      int // errors logged so far (a few are enough)
+	npending    int // latencies in pending; by requests, in the line a call touches anyway
 
-	hist     hist.Histogram // latency of calls completed in the window
-	lag      hist.Histogram // call start minus schedule, in the window, when paced
-	requests uint64
-	errors   uint64
-	logged   int // errors logged so far (a few are enough)
+	hist hist.Histogram // latency of calls completed in the window
+	lag  hist.Histogram // call start minus schedule, in the window, when paced
+
+	// Latencies of the window's calls not yet in hist. A histogram is
+	// 38 KB and conc of them do not stay in cache from one of a caller's
+	// calls to its next: counting each call as it ended cost a cache miss
+	// a call (perf: 2.4% of petrel's client CPU stalled on it). Added a batch
+	// at a time, they cost a few nanoseconds each.
+	pending [latencyBatch]uint32
+}
+
+// latencyBatch is how many latencies a caller holds before adding them to
+// its histogram.
+const latencyBatch = 4096
+
+// recordLatency counts one call's latency (ns) in hist, at once or in a
+// later batch.
+func (c *caller) recordLatency(ns int64) {
+	if ns < 0 || ns > math.MaxUint32 { // over 4.3 s: rare
+		c.hist.Record(ns)
+		return
+	}
+	c.pending[c.npending] = uint32(ns)
+	c.npending++
+	if c.npending == len(c.pending) {
+		c.flushLatencies()
+	}
+}
+
+// flushLatencies adds the pending latencies to hist.
+func (c *caller) flushLatencies() {
+	for _, ns := range c.pending[:c.npending] {
+		c.hist.Record(int64(ns))
+	}
+	c.npending = 0
 }
 
 // once makes one call and checks the reply.
@@ -198,6 +233,7 @@ func (c *caller) once(ctx context.Context) error {
 func (c *caller) inWindow(t time.Time) bool { return !t.Before(c.t0) && t.Before(c.t1) }
 
 func (c *caller) run() {
+	defer c.flushLatencies()
 	ctx := context.Background()
 	var k int64 // index of the next scheduled call, when paced
 	// When the last call ended: in a closed loop, when the next one starts.
@@ -239,7 +275,7 @@ func (c *caller) run() {
 			continue
 		}
 		if c.inWindow(now) {
-			c.hist.Record(now.Sub(sched).Nanoseconds())
+			c.recordLatency(now.Sub(sched).Nanoseconds())
 			c.requests++
 		}
 	}

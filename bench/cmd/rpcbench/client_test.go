@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/petrel-rpc/petrel/bench/internal/harness"
+	"github.com/petrel-rpc/petrel/internal/hist"
 )
 
 // instantClient echoes in process: no server, so the client role can be
@@ -67,5 +68,31 @@ func TestClientWaitsForParent(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the client did not return after its stdin closed")
+	}
+}
+
+// TestRecordLatencyBatches checks that latencies counted in batches give the
+// histogram that counting each at once gives, those held when the caller's
+// run ends included, and those a uint32 cannot hold.
+func TestRecordLatencyBatches(t *testing.T) {
+	var c caller
+	var want hist.Histogram
+	values := []int64{-5, 0, 1, 1 << 31, 1<<32 - 1, 1 << 32, 5e9}
+	for i := range 3*latencyBatch + 17 {
+		values = append(values, int64(i)*7919%2_000_000)
+	}
+	for _, v := range values {
+		c.recordLatency(v)
+		want.Record(v)
+	}
+	if c.npending == 0 {
+		t.Fatal("nothing held pending: the test does not cover the end-of-run flush")
+	}
+	c.flushLatencies()
+	got := c.hist
+	if got != want {
+		t.Errorf("batched histogram: total %d, mean %v, max %d, p50 %d, p99 %d; want %d, %v, %d, %d, %d",
+			got.Total(), got.Mean(), got.Max(), got.Quantile(0.5), got.Quantile(0.99),
+			want.Total(), want.Mean(), want.Max(), want.Quantile(0.5), want.Quantile(0.99))
 	}
 }
