@@ -23,9 +23,11 @@ type callState struct {
 	oneway   bool
 	deadline time.Time // zero: none
 	// ctxDeadline: deadline is the caller's context's, earlier than the
-	// one the call's timeout sets (timeoutError says which passed).
-	ctxDeadline bool
-	cc          callConfig
+	// one the call's timeout sets; mwDeadline: a backup request's attempt
+	// whose deadline is an outer middleware's context's, earlier than the
+	// call's (timeoutError says which passed).
+	ctxDeadline, mwDeadline bool
+	cc                      callConfig
 
 	// seqUsed: an attempt of the call used ri.SeqID already, so the
 	// next attempt (a retry, another instance) takes a new one: a late
@@ -68,7 +70,7 @@ func putCallState(cs *callState) {
 	cs.ri.Reset()
 	cs.oneway = false
 	cs.seqUsed = false
-	cs.deadline, cs.ctxDeadline = time.Time{}, false
+	cs.deadline, cs.ctxDeadline, cs.mwDeadline = time.Time{}, false, false
 	cs.cc = callConfig{}
 	cs.mc.result = nil
 	cs.mc.method = ""

@@ -233,7 +233,7 @@ func (c *Client) invoke(ctx context.Context, req, resp any) error {
 	if !c.header(ctx, cs, deadline, false) {
 		return notSent(c.timeoutError(cs, deadline, ""))
 	}
-	addr, err := c.pick(cs)
+	addr, err := c.pick(ctx, cs, deadline)
 	if err != nil {
 		return notSent(err)
 	}
@@ -253,7 +253,7 @@ func (c *Client) invoke(ctx context.Context, req, resp any) error {
 		if !c.header(ctx, cs, deadline, true) {
 			return err
 		}
-		next, ok := c.pickOther(ctx, cs, refused[:n+1], err)
+		next, ok := c.pickOther(ctx, cs, deadline, refused[:n+1], err)
 		if !ok {
 			return err
 		}
@@ -296,12 +296,12 @@ const drainPicks = 3
 // within drainPicks picks and the call's context is still live. A pick of
 // a refused address is reported to the balancer and the breaker with the
 // refusal, as the attempt was.
-func (c *Client) pickOther(ctx context.Context, cs *callState, refused []string, refusal error) (string, bool) {
+func (c *Client) pickOther(ctx context.Context, cs *callState, deadline time.Time, refused []string, refusal error) (string, bool) {
 	for range drainPicks {
 		if ctx.Err() != nil {
 			return "", false
 		}
-		addr, err := c.pick(cs)
+		addr, err := c.pick(ctx, cs, deadline)
 		if err != nil {
 			return "", false
 		}
@@ -543,7 +543,7 @@ func (c *Client) timeoutError(cs *callState, deadline time.Time, addr string) er
 	}
 	msg += " timed out"
 	switch {
-	case !deadline.IsZero() && deadline.Before(cs.deadline):
+	case !deadline.IsZero() && deadline.Before(cs.deadline) || cs.mwDeadline:
 		return rpcerr.Wrap(rpcerr.Timeout, context.DeadlineExceeded, msg+" (the deadline of a middleware's context)")
 	case cs.ctxDeadline:
 		return rpcerr.Wrap(rpcerr.Timeout, context.DeadlineExceeded, msg+" (the deadline of the caller's context)")

@@ -1,7 +1,9 @@
 package client
 
 import (
+	"context"
 	"errors"
+	"time"
 
 	"github.com/petrel-rpc/petrel/circuitbreak"
 	"github.com/petrel-rpc/petrel/rpcerr"
@@ -49,9 +51,9 @@ func WithInstanceBreaker(g *circuitbreak.Group) Option {
 }
 
 // pick chooses the call's address: the resolver's pick, skipping instances
-// whose breaker rejects the call.
-func (c *Client) pick(cs *callState) (string, error) {
-	addr, err := c.res.pick(cs)
+// whose breaker rejects the call (ctx and deadline: the attempt's).
+func (c *Client) pick(ctx context.Context, cs *callState, deadline time.Time) (string, error) {
+	addr, err := c.res.pick(ctx, cs, deadline)
 	if err != nil {
 		// A timeout or cancellation while waiting for addresses keeps its
 		// code; any other failure to find one is a connection error.
@@ -84,7 +86,7 @@ func (c *Client) pick(cs *callState) (string, error) {
 		if i == maxBreakerPicks {
 			return "", rpcerr.Wrap(rpcerr.Overloaded, err, "every instance picked for "+c.service+" has an open circuit breaker (last "+addr+")")
 		}
-		if addr, err = c.res.pick(cs); err != nil {
+		if addr, err = c.res.pick(ctx, cs, deadline); err != nil {
 			return "", rpcerr.Wrap(rpcerr.Connection, err, "no address for "+c.service)
 		}
 	}

@@ -205,15 +205,15 @@ func (d *discoveryResolver) stop() {
 	d.readyOnce.Do(func() { close(d.ready) })
 }
 
-func (d *discoveryResolver) pick(cs *callState) (string, error) {
+func (d *discoveryResolver) pick(ctx context.Context, cs *callState, deadline time.Time) (string, error) {
 	select {
 	case <-d.ready:
 	default:
-		if err := d.waitReady(cs); err != nil {
+		if err := d.waitReady(ctx, deadline); err != nil {
 			return "", err
 		}
 	}
-	in, err := d.lb.Pick(cs.c, cs.cc.hashKey)
+	in, err := d.lb.Pick(ctx, cs.cc.hashKey)
 	if err != nil {
 		if last := d.lastErr.Load(); last != nil {
 			return "", errors.Join(err, *last)
@@ -223,19 +223,21 @@ func (d *discoveryResolver) pick(cs *callState) (string, error) {
 	return in.Address, nil
 }
 
-// waitReady waits for the first resolution within the call's deadline.
-func (d *discoveryResolver) waitReady(cs *callState) error {
+// waitReady waits for the first resolution while ctx is live and until
+// deadline (zero: none), the attempt's: a middleware's context or a retry
+// policy's AttemptTimeout may end it before the call's.
+func (d *discoveryResolver) waitReady(ctx context.Context, deadline time.Time) error {
 	var timeout <-chan time.Time
-	if !cs.deadline.IsZero() {
-		t := time.NewTimer(time.Until(cs.deadline))
+	if !deadline.IsZero() {
+		t := time.NewTimer(time.Until(deadline))
 		defer t.Stop()
 		timeout = t.C
 	}
 	select {
 	case <-d.ready:
 		return nil
-	case <-cs.c.Done():
-		return ctxError(cs.c.Err(), "waiting for the first resolution of "+d.service)
+	case <-ctx.Done():
+		return ctxError(ctx.Err(), "waiting for the first resolution of "+d.service)
 	case <-timeout:
 		return rpcerr.New(rpcerr.Timeout, "the call's deadline passed before the first resolution of "+d.service)
 	}

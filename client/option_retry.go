@@ -116,8 +116,17 @@ func (c *Client) fork(ctx context.Context, resp any) (context.Context, any, <-ch
 	cs.ri = parent.ri
 	cs.ri.SeqID = c.seq.Add(1)
 	cs.oneway, cs.cc = parent.oneway, parent.cc
-	cs.setDeadline(parent.deadline)
-	cs.ctxDeadline = parent.ctxDeadline
+	// The attempt's context is its own: its Deadline is the attempt's, and
+	// must be the earlier of the call's and that of ctx (a middleware
+	// outside the retry middleware may have set one), which the attempt
+	// then sends as its TTHeader timeout.
+	if d, ok := ctx.Deadline(); ok && (parent.deadline.IsZero() || d.Before(parent.deadline)) {
+		cs.setDeadline(d)
+		cs.mwDeadline = true
+	} else {
+		cs.setDeadline(parent.deadline)
+		cs.ctxDeadline, cs.mwDeadline = parent.ctxDeadline, parent.mwDeadline
+	}
 	cs.tracing = parent.tracing
 	sent := make(chan struct{})
 	cs.gov.argsDone, cs.gov.forked = sent, true

@@ -1,14 +1,19 @@
 package client
 
 import (
+	"context"
 	"sync/atomic"
+	"time"
 )
 
 // resolver picks the address of each call: the static round robin over
 // WithHostPorts, or a balancer over a resolver's instances
 // (option_discovery.go), which reads the call's rpcinfo and hash key in cs.
+// ctx is the context the attempt runs under (a middleware's may end before
+// the call's) and deadline the attempt's (zero: none): a pick that waits
+// for addresses ends with the earlier of the two.
 type resolver interface {
-	pick(cs *callState) (string, error)
+	pick(ctx context.Context, cs *callState, deadline time.Time) (string, error)
 }
 
 // roundRobin cycles through a fixed list of addresses.
@@ -17,7 +22,7 @@ type roundRobin struct {
 	next  atomic.Uint32
 }
 
-func (r *roundRobin) pick(*callState) (string, error) {
+func (r *roundRobin) pick(context.Context, *callState, time.Time) (string, error) {
 	if len(r.addrs) == 1 {
 		return r.addrs[0], nil
 	}
