@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/petrel-rpc/petrel/client"
+	"github.com/petrel-rpc/petrel/loadbalance"
 )
 
 // TestNewRejectsMalformedAddresses: a TCP address New cannot dial (no
@@ -35,5 +36,24 @@ func TestNewRejectsMalformedAddresses(t *testing.T) {
 			continue
 		}
 		c.Close()
+	}
+}
+
+// TestLoadBalancerKeepsHostPortCheck: New fails on a malformed
+// WithHostPorts address with WithLoadBalancer (which balances over those
+// addresses) as without it. With it, New skipped the check and returned a
+// client whose every call then failed at dial time.
+func TestLoadBalancerKeepsHostPortCheck(t *testing.T) {
+	for _, addr := range []string{"127.0.0.1", "127.0.0.1:0", "127.0.0.1:70000"} {
+		c, err := client.New("svc", client.WithHostPorts(addr), client.WithLoadBalancer(loadbalance.NewWeightedRandom()))
+		if err == nil {
+			c.Close()
+			t.Errorf("New with WithLoadBalancer accepted WithHostPorts(%q)", addr)
+		}
+		c, err = client.New("svc", client.WithHostPorts(addr))
+		if err == nil {
+			c.Close()
+			t.Errorf("control: New accepted WithHostPorts(%q)", addr)
+		}
 	}
 }

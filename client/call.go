@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -135,14 +136,29 @@ func (c *callContext) Done() <-chan struct{} { return c.parent.Done() }
 func (c *callContext) Err() error            { return c.parent.Err() }
 
 // setDeadline sets the call's deadline (zero: none), before its context is
-// handed out.
+// handed out. The context holds it as UnixNano, which reaches only from 1678
+// to 2262: a later deadline (a timeout of math.MaxInt64), in effect none, is
+// held as the latest it can hold, not as the overflow's date in the 1700s,
+// and an earlier one (long past) as 1970.
 func (cs *callState) setDeadline(d time.Time) {
 	cs.deadline = d
 	cs.c.dl = 0
-	if !d.IsZero() {
+	switch {
+	case d.IsZero():
+	case d.After(lastUnixNano):
+		cs.c.dl = math.MaxInt64
+	case d.Before(firstUnixNano):
+		cs.c.dl = 1
+	default:
 		cs.c.dl = d.UnixNano()
 	}
 }
+
+// The earliest and latest times UnixNano holds (but for 0, which is none).
+var (
+	firstUnixNano = time.Unix(0, 1)
+	lastUnixNano  = time.Unix(0, math.MaxInt64)
+)
 
 // stateOf finds the call's state in ctx (the call's context, or a context
 // a middleware derived from it); nil once the call is over.

@@ -52,14 +52,16 @@ func New(service string, opts ...Option) (*Client, error) {
 	if cfg.err != nil {
 		return nil, cfg.err
 	}
+	// WithHostPorts' addresses are checked whoever balances over them (the
+	// round robin here, or WithLoadBalancer's balancer).
+	for _, a := range cfg.addrs {
+		if err := checkHostPort(cfg.network, a); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.resolver == nil && !cfg.disc.used() {
 		if len(cfg.addrs) == 0 {
 			return nil, errors.New("client: no server address; use WithHostPorts")
-		}
-		for _, a := range cfg.addrs {
-			if err := checkHostPort(cfg.network, a); err != nil {
-				return nil, err
-			}
 		}
 		cfg.resolver = &roundRobin{addrs: cfg.addrs}
 	}
@@ -396,7 +398,7 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	ri.RemoteAddr, ri.LocalAddr = conn.RemoteAddr(), conn.LocalAddr()
 	if !pc.arm(deadline) {
 		reusable = true
-		return c.timeoutError(cs, deadline, addr)
+		return notSent(c.timeoutError(cs, deadline, addr))
 	}
 	conn.SetWriteDeadline(deadline)
 	c.stampTimeout(cs, deadline)
@@ -543,7 +545,7 @@ func (c *Client) timeoutError(cs *callState, deadline time.Time, addr string) er
 	}
 	msg += " timed out"
 	switch {
-	case !deadline.IsZero() && deadline.Before(cs.deadline) || cs.mwDeadline:
+	case !deadline.IsZero() && (cs.deadline.IsZero() || deadline.Before(cs.deadline)) || cs.mwDeadline:
 		return rpcerr.Wrap(rpcerr.Timeout, context.DeadlineExceeded, msg+" (the deadline of a middleware's context)")
 	case cs.ctxDeadline:
 		return rpcerr.Wrap(rpcerr.Timeout, context.DeadlineExceeded, msg+" (the deadline of the caller's context)")
@@ -590,7 +592,7 @@ func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadli
 		cs.st.Send = time.Now()
 	}
 	if cs.oneway {
-		return err
+		return c.overdue(cs, deadline, addr, err)
 	}
 	if err != nil {
 		// A write that failed and closed the connection leaves the call to
@@ -598,10 +600,10 @@ func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadli
 		// flushLocked) or fails the call as the connection ends.
 		var ns *notSentError
 		if (mc.conn.IsActive() || errors.As(err, &ns)) && mc.unregister(call) {
-			return err
+			return c.overdue(cs, deadline, addr, err)
 		}
 		<-call.ch // the connection failed and failed this call too
-		return call.outcome()
+		return c.overdue(cs, deadline, addr, call.outcome())
 	}
 	replies := mc.replies.Load()
 	var timeout <-chan time.Time
@@ -627,6 +629,22 @@ func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadli
 		cs.timer.Stop()
 		return c.giveUp(mc, call, gen, ctxError(ctx.Err(), "waiting for the reply of "+ri.Method))
 	}
+}
+
+// overdue returns the call's timeout error in place of err, a connection
+// error of a multiplexed call, when the call's deadline has passed: a
+// flush bounded by it (the latest of its frames' deadlines) that could not
+// finish fails the connection, but the call ran out of time, as Call says.
+// A request never sent stays marked so. Error path only.
+func (c *Client) overdue(cs *callState, deadline time.Time, addr string, err error) error {
+	if err == nil || deadline.IsZero() || rpcerr.CodeOf(err) != rpcerr.Connection || time.Now().Before(deadline) {
+		return err
+	}
+	terr := c.timeoutError(cs, deadline, addr)
+	if rpcerr.NotSent(err) {
+		return notSent(terr)
+	}
+	return terr
 }
 
 // giveUp ends a multiplexed call that stops waiting: err if its reply had

@@ -9,6 +9,7 @@ import (
 
 	"github.com/petrel-rpc/petrel/client"
 	"github.com/petrel-rpc/petrel/endpoint"
+	"github.com/petrel-rpc/petrel/metainfo"
 )
 
 // TestHugeTimeouts: a timeout of math.MaxInt64 (or any ending past the year
@@ -69,4 +70,48 @@ func hugeTimeoutMiddleware(next endpoint.Endpoint) endpoint.Endpoint {
 		defer cancel()
 		return next(ctx, req, resp)
 	}
+}
+
+// TestHugeTimeoutThroughDerivingMiddleware: a timeout of math.MaxInt64 is
+// in effect none for a call whose middleware derives a context (here:
+// adding metainfo, as any tracing or metadata middleware does), which then
+// hands invoke the deadline of the call's context. That context held its
+// deadline as UnixNano, which overflowed into the 1700s, and every call
+// failed at once as timed out.
+func TestHugeTimeoutThroughDerivingMiddleware(t *testing.T) {
+	srv := startServer(t)
+	addMeta := func(next endpoint.Endpoint) endpoint.Endpoint {
+		return func(ctx context.Context, req, resp any) error {
+			return next(metainfo.WithValue(ctx, "k", "v"), req, resp)
+		}
+	}
+	for _, s := range setups() {
+		t.Run(s.name, func(t *testing.T) {
+			c := newClient(t, srv.Addr(), s, client.WithRPCTimeout(math.MaxInt64), client.WithMiddleware(addMeta))
+			if _, err := echo(context.Background(), c, &echoArgs{Msg: []byte("hi")}); err != nil {
+				t.Fatalf("a call with a timeout of math.MaxInt64: %v", err)
+			}
+		})
+	}
+}
+
+// TestHugeTimeoutDeadlineSeenByMiddleware: the call's context's Deadline,
+// which WithMiddleware's doc says is the call's, is not in the past for a
+// timeout of math.MaxInt64 (it read as a date in 1734).
+func TestHugeTimeoutDeadlineSeenByMiddleware(t *testing.T) {
+	mw := func(next endpoint.Endpoint) endpoint.Endpoint {
+		return func(ctx context.Context, req, resp any) error {
+			d, ok := ctx.Deadline()
+			if ok && d.Year() < 2026 {
+				t.Errorf("the call's context reports deadline %v for a timeout of math.MaxInt64", d)
+			}
+			return nil
+		}
+	}
+	c, err := client.New("svc", client.WithHostPorts("127.0.0.1:1"), client.WithRPCTimeout(math.MaxInt64), client.WithMiddleware(mw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Call(context.Background(), "m", false, nil, nil)
 }
