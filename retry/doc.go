@@ -49,7 +49,10 @@
 //
 // A policy with BackupDelay (idempotent methods only) sends another attempt
 // when the previous has not answered within the delay; the first reply wins
-// and the other attempts are canceled. Backup attempts run concurrently and
+// and the other attempts are canceled. An attempt that fails with a
+// retryable error is followed after its backoff, or the next backup's
+// delay if that is sooner (at once after a refusal by a server that is
+// shutting down). Backup attempts run concurrently and
 // need a [Fork] from the client, which gives each its own call state and
 // result value. Backups come out of the same budget as retries. A retry or
 // backup whose request was never sent ([NotSent]: a breaker rejected it, no

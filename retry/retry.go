@@ -428,6 +428,7 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 	}
 	timer := time.NewTimer(p.BackupDelay)
 	defer timer.Stop()
+	due := time.Now().Add(p.BackupDelay) // when timer fires
 	inflight := 1
 	var lastErr error
 	for {
@@ -458,9 +459,26 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 			if !retryable {
 				continue
 			}
-			if relaunch(rpcerr.CodeOf(a.err) == rpcerr.ShuttingDown) {
+			// The attempt after a failure waits its backoff, as failure
+			// retries do, unless a backup is due sooner; one a server
+			// refused as it shut down goes elsewhere at once.
+			free := rpcerr.CodeOf(a.err) == rpcerr.ShuttingDown
+			if wait := p.Backoff.Delay(len(all)); !free && wait > 0 && len(all) < p.MaxAttempts {
+				now := time.Now()
+				if !deadline.IsZero() && deadline.Sub(now) <= wait {
+					if inflight == 0 {
+						return afterAttempts(len(all), lastErr) // no time left for another attempt
+					}
+				} else if now.Add(wait).Before(due) {
+					timer.Reset(wait)
+					due = now.Add(wait)
+				}
+				continue
+			}
+			if relaunch(free) {
 				inflight++
 				timer.Reset(p.BackupDelay)
+				due = time.Now().Add(p.BackupDelay)
 			} else if inflight == 0 {
 				return afterAttempts(len(all), lastErr)
 			}
@@ -468,6 +486,9 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 			if relaunch(false) {
 				inflight++
 				timer.Reset(p.BackupDelay)
+				due = time.Now().Add(p.BackupDelay)
+			} else if inflight == 0 {
+				return afterAttempts(len(all), lastErr) // after a failure: no budget, attempts or time left
 			}
 		case <-ctx.Done():
 			r.settle(all, nil, inflight, results)

@@ -569,7 +569,7 @@ func BenchmarkMiddlewareNoFailure(b *testing.B) {
 }
 
 // TestBackupEdgeCases: a fast retryable failure launches the next attempt
-// at once; when every attempt fails the last error is returned; a canceled
+// after its backoff (milliseconds), not the backup delay; when every attempt fails the last error is returned; a canceled
 // call returns at once; the call never returns before a losing attempt has
 // written its request.
 func TestBackupEdgeCases(t *testing.T) {
@@ -591,7 +591,7 @@ func TestBackupEdgeCases(t *testing.T) {
 			t.Fatalf("err %v", err)
 		}
 		if n.Load() != 3 || time.Since(start) > time.Second {
-			t.Fatalf("%d attempts in %v; want 3 at once (the backup delay is an hour)", n.Load(), time.Since(start))
+			t.Fatalf("%d attempts in %v; want 3 within the backoffs (the backup delay is an hour)", n.Load(), time.Since(start))
 		}
 	})
 	t.Run("non-retryable reply ends the call", func(t *testing.T) {

@@ -1,0 +1,50 @@
+package retry_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/petrel-rpc/petrel/retry"
+	"github.com/petrel-rpc/petrel/rpcerr"
+)
+
+// TestBackupRequestsKeepBackoff: with a backup-request policy as without
+// one, the attempt after a retryable failure (here a connection refused at
+// once) waits Policy.Backoff (200 ms, no jitter) when no backup is due
+// sooner. Backup requests once relaunched at once, ignoring it.
+func TestBackupRequestsKeepBackoff(t *testing.T) {
+	for _, backup := range []time.Duration{0, time.Second} {
+		r, err := retry.New(retry.Config{
+			Default: retry.Policy{MaxAttempts: 2, Idempotent: true, BackupDelay: backup,
+				Backoff: retry.Backoff{Base: 200 * time.Millisecond, Max: 200 * time.Millisecond, Jitter: -1}},
+			Budget: retry.BudgetConfig{Ratio: 1, MinRetries: 100},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fork := func(ctx context.Context, resp any) (context.Context, any, <-chan struct{}, context.CancelFunc, func(bool)) {
+			actx, cancel := context.WithCancel(ctx)
+			return actx, new(string), nil, cancel, func(bool) { cancel() }
+		}
+		var mu sync.Mutex
+		var times []time.Time
+		ep := r.Middleware(fork)(func(ctx context.Context, req, resp any) error {
+			mu.Lock()
+			times = append(times, time.Now())
+			mu.Unlock()
+			return rpcerr.New(rpcerr.Connection, "connection refused")
+		})
+		var out string
+		_ = ep(context.Background(), nil, &out)
+		mu.Lock()
+		if len(times) != 2 {
+			t.Fatalf("BackupDelay %v: %d attempts, want 2", backup, len(times))
+		}
+		if gap := times[1].Sub(times[0]); gap < 150*time.Millisecond {
+			t.Errorf("BackupDelay %v: the retry after a failure came %v after it; Backoff says 200ms", backup, gap)
+		}
+		mu.Unlock()
+	}
+}
