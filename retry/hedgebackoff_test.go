@@ -2,6 +2,7 @@ package retry_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -46,5 +47,36 @@ func TestBackupRequestsKeepBackoff(t *testing.T) {
 			t.Errorf("BackupDelay %v: the retry after a failure came %v after it; Backoff says 200ms", backup, gap)
 		}
 		mu.Unlock()
+	}
+}
+
+// TestBackupRetryWithoutBudgetEnds: when the attempt that waited out its
+// backoff after a failure finds no budget, and no other attempt is in
+// flight, the call ends with the failure rather than waiting for its
+// context.
+func TestBackupRetryWithoutBudgetEnds(t *testing.T) {
+	r, err := retry.New(retry.Config{
+		Default: retry.Policy{MaxAttempts: 3, Idempotent: true, BackupDelay: time.Hour,
+			Backoff: retry.Backoff{Base: 10 * time.Millisecond, Max: 10 * time.Millisecond, Jitter: -1}},
+		Budget: retry.BudgetConfig{Ratio: 0.0001, MinRetries: -1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fork := func(ctx context.Context, resp any) (context.Context, any, <-chan struct{}, context.CancelFunc, func(bool)) {
+		actx, cancel := context.WithCancel(ctx)
+		return actx, new(string), nil, cancel, func(bool) { cancel() }
+	}
+	refused := rpcerr.New(rpcerr.Connection, "connection refused")
+	ep := r.Middleware(fork)(func(ctx context.Context, req, resp any) error { return refused })
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	var out string
+	if err := ep(ctx, nil, &out); !errors.Is(err, refused) {
+		t.Fatalf("got %v, want the attempt's failure", err)
+	}
+	if el := time.Since(start); el > time.Second {
+		t.Fatalf("the call returned after %v, by its context; want right after the backoff", el)
 	}
 }
