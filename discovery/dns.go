@@ -170,16 +170,20 @@ func (d *DNS) lookup(ctx context.Context, target string) ([]Instance, error) {
 // fromSRV keeps the records of the lowest priority. Records for one target
 // and port make one instance, with their weights summed.
 func fromSRV(records []*net.SRV) []Instance {
+	// Records no one can dial (no target, the "." of a service decidedly
+	// not available, port 0) are dropped before the lowest priority is
+	// chosen: such a record must not hide the usable ones of the next.
+	usable := func(r *net.SRV) bool { return r != nil && r.Target != "" && r.Target != "." && r.Port != 0 }
 	var best uint16
 	first := true
 	for _, r := range records {
-		if r != nil && (first || r.Priority < best) {
+		if usable(r) && (first || r.Priority < best) {
 			best, first = r.Priority, false
 		}
 	}
 	var list []Instance
 	for _, r := range records {
-		if r == nil || r.Priority != best || r.Target == "" || r.Target == "." {
+		if !usable(r) || r.Priority != best {
 			continue
 		}
 		list = append(list, Instance{

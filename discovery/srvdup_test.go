@@ -38,3 +38,27 @@ func TestDNSSRVDuplicateTargetsSumWeights(t *testing.T) {
 		}
 	}
 }
+
+// Records no one can dial (port 0, no target, the "." of a service
+// decidedly not available) are dropped before the lowest priority is
+// chosen: a malformed record of priority 0 hid the usable records of
+// priority 10, and a port-0 record became the instance "host:0".
+func TestDNSSRVUnusableRecordsHideNothing(t *testing.T) {
+	f := newFake()
+	f.srv["_echo._tcp.example"] = []*net.SRV{
+		{Target: "bad.example.", Port: 0, Priority: 0, Weight: 5},
+		{Target: "", Port: 7, Priority: 0, Weight: 5},
+		{Target: ".", Port: 7, Priority: 1, Weight: 5},
+		{Target: "a.example.", Port: 1, Priority: 10, Weight: 10},
+		{Target: "c.example.", Port: 0, Priority: 10, Weight: 10},
+		{Target: "b.example.", Port: 2, Priority: 20, Weight: 10},
+	}
+	d, _ := discovery.NewDNS(discovery.DNSConfig{SRV: true, LookupSRV: f.lookupSRV})
+	list, err := d.Resolve(context.Background(), "_echo._tcp.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0].Address != "a.example:1" {
+		t.Fatalf("SRV instances = %+v, want only a.example:1", list)
+	}
+}
