@@ -307,7 +307,10 @@ func WithRPCTimeout(d time.Duration) Option {
 // first given is the outermost. A middleware sees the request and result
 // values passed to Call (thrift.FastCodec) and a context carrying the call's
 // rpcinfo, whose Deadline is the call's (the earlier of the caller's and the
-// one the RPC timeout sets).
+// one the RPC timeout sets). A middleware may call next again after it
+// returns (a retry), but not twice at once: the attempts of one call share
+// its state (sequence id, headers, result). Concurrent attempts are
+// retry.Policy's BackupDelay, which gives each a state of its own.
 func WithMiddleware(mw ...endpoint.Middleware) Option {
 	list := append([]endpoint.Middleware(nil), mw...)
 	return optionFunc(func(c *config) {
