@@ -91,17 +91,22 @@ func (s *Server) onDisconnect(ctx context.Context, conn netpoll.Connection) {
 const maxConnInflight = 1024
 
 // maxQueued is the most replies a flush waits for: the in-order replies
-// written while more requests are waiting, and the concurrent ones (see
-// write). Gathering every reply ready turns the connection into a convoy:
-// the client gets nothing until the last handler has answered, and the
-// server then waits idle while the client works on the whole batch. In
-// batches of at most 16 each side works on one while the other makes the
-// next (see muxFlushBatch in package client, which measured this).
+// written while more requests are waiting (those answered without a
+// handler: what is queued is flushed before a handler runs), and the
+// concurrent ones (see write). Gathering every reply ready turns the
+// connection into a convoy: the client gets nothing until the last
+// handler has answered, and the server then waits idle while the client
+// works on the whole batch. In batches of at most 16 each side works on
+// one while the other makes the next (see muxFlushBatch in package
+// client, which measured this).
 const maxQueued = 16
 
 // onRequest reads the requests that have arrived on a connection. TTHeader
 // requests are served concurrently, each on a pool goroutine; Framed and
-// Buffered ones in order on this goroutine, their replies flushed together.
+// Buffered ones in order on this goroutine. Their replies are flushed
+// together, but for the replies queued when a handler is about to run,
+// which are flushed first (see handle): a reply never waits for the
+// handler of a request read after it.
 func (s *Server) onRequest(ctx context.Context, conn netpoll.Connection) error {
 	cs, _ := ctx.Value(connKey{}).(*connState)
 	if cs == nil || cs.reject {
@@ -493,6 +498,16 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 		// input cap is reached, which pushes back on the client.
 		c.serve(true)
 		return nil
+	}
+	// Replies queued for requests read before this one (pipelined) go
+	// out before its handler runs: they must not wait for it. Without
+	// pipelining nothing is queued here, and this costs no write.
+	if err := c.cs.flushQueued(); err != nil {
+		// The connection is broken: the request is not served.
+		s.lim.ReleaseRequest()
+		m.putArgs(args)
+		putCall(c)
+		return err
 	}
 	c.serve(false)
 	return nil

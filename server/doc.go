@@ -17,25 +17,37 @@
 // allocating, and decodes the arguments into a pooled struct. Then:
 //
 //   - TTHeader requests, which Kitex-style clients pipeline and match by
-//     sequence id, are served concurrently, each on a goroutine from a pool;
-//     replies are written under the connection's write lock, and the last of
-//     several writers, or the writer of the 16th reply since the last
-//     flush, flushes for all of them. At most 1024 requests of one
-//     connection are served at once; beyond that the connection's reader
-//     serves requests itself and stops reading, which pushes back on the
-//     client.
+//     sequence id, are served concurrently, each on a goroutine from the
+//     server's handler pool; replies are written under the connection's
+//     write lock, and the last of several writers, or the writer of the
+//     16th reply since the last flush, flushes for all of them. At most
+//     1024 requests of one connection are served at once; beyond that the
+//     connection's reader serves requests itself and stops reading, which
+//     pushes back on the client. The handler pool runs at most 10,000
+//     handlers at once: a TTHeader request read while that many run waits,
+//     in the order read, until one returns (so a handler that waits for a
+//     later TTHeader request may wait for good once 10,000 do;
+//     WithMaxInFlight rejects such requests at once instead). Connections
+//     are read on goroutines of their own pool, one per connection with
+//     input, so a server whose handlers all wait still reads its
+//     connections, accepts new ones and answers what needs no handler
+//     pool (rejections, Framed and Buffered requests).
 //   - Framed and Buffered requests are served in order on the reader's
-//     goroutine (Apache clients expect replies in order); replies to
-//     pipelined requests are flushed together. A method name of the form
-//     "Service:method" (Apache's TMultiplexedProtocol) is routed to that
-//     service, and the reply carries the bare method name, as those clients
-//     expect.
+//     goroutine (Apache clients expect replies in order). The replies
+//     queued for pipelined requests are flushed before the next handler
+//     runs, so a reply never waits for a later request's handler; replies
+//     that need no handler (rejections) are flushed together. A method
+//     name of the form "Service:method" (Apache's TMultiplexedProtocol) is
+//     routed to that service, and the reply carries the bare method name,
+//     as those clients expect.
 //
 // The handler gets a context that carries the call's [rpcinfo.RPCInfo], the
 // caller's [metainfo] values (TTHeader), and a deadline from the TTHeader RPC
 // timeout. The context is canceled when the handler returns. Middleware
 // (WithMiddleware) runs around the handler and sees the generated argument
-// and result structs.
+// and result structs. They are pooled: once the reply is written they are
+// cleared and reused, so a middleware must not use them after its
+// endpoint returns (copy what you keep).
 //
 // # Errors on the wire
 //

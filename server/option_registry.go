@@ -31,7 +31,10 @@ type regConfig struct {
 // drains, so that clients stop picking the server while it still answers.
 // Stop deregisters them even when its context has ended (a server gone
 // must not stay registered): deregistering them is bounded by
-// DefaultRegistryTimeout, not by Stop's context.
+// DefaultRegistryTimeout, not by Stop's context. A Stop called while Serve
+// is registering cancels the registration and waits for it as long as
+// its context allows; a service registered after that is deregistered
+// before Serve returns.
 // When Serve fails after registering (a listener it cannot poll, or one
 // that fails while serving), it deregisters them before it returns.
 // An empty inst.Address is filled with the listener's address, which must
@@ -52,15 +55,22 @@ func WithDeregisterGrace(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.reg.grace = d })
 }
 
-// registration is the server's state in its registry.
+// registration is the server's state in its registry. Deregistering
+// calls the registry with mu held; register calls it without, so that
+// Stop can cut a registration short (cancel) and wait for it (done) no
+// longer than its context allows.
 type registration struct {
 	mu       sync.Mutex
 	services []string           // guarded by mu: registered, not yet deregistered
 	inst     discovery.Instance // guarded by mu: as registered
-	stopped  bool               // guarded by mu: Stop deregistered; register no more
+	stopped  bool               // guarded by mu: Stop began; register no more
+	cancel   context.CancelFunc // guarded by mu: ends the registration in progress; nil before it
+	done     chan struct{}      // guarded by mu: closed when register returns; nil before it starts
 }
 
-// register registers every service (Serve, before accepting).
+// register registers every service (Serve, before accepting). Stop ends
+// it (see deregister): a service registered once Stop has begun is
+// deregistered here, and register returns nil then, unless that fails.
 func (s *Server) register(ln net.Listener) error {
 	reg := s.cfg.reg.registry
 	if reg == nil {
@@ -81,43 +91,76 @@ func (s *Server) register(ln net.Listener) error {
 	}
 	s.mu.Unlock()
 
-	r := &s.reg
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.stopped {
-		return nil
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), DefaultRegistryTimeout)
 	defer cancel()
-	r.inst = inst
+	r := &s.reg
+	r.mu.Lock()
+	if r.stopped {
+		r.mu.Unlock()
+		return nil
+	}
+	done := make(chan struct{})
+	r.inst, r.cancel, r.done = inst, cancel, done
+	r.mu.Unlock()
+	defer close(done)
 	for _, name := range names {
-		if err := reg.Register(ctx, name, inst); err != nil {
+		err := reg.Register(ctx, name, inst)
+		r.mu.Lock()
+		if r.stopped {
+			// Stop began meanwhile (and canceled ctx): it deregisters
+			// the services registered before; this one, if registered,
+			// is taken back here, in a time of its own.
+			r.mu.Unlock()
+			if err != nil {
+				return nil
+			}
+			dctx, dcancel := context.WithTimeout(context.Background(), DefaultRegistryTimeout)
+			defer dcancel()
+			if err := reg.Deregister(dctx, name, inst); err != nil {
+				return fmt.Errorf("server: deregistering service %s (%s), registered as Stop began: %w", name, inst.Address, err)
+			}
+			return nil
+		}
+		if err != nil {
 			err = fmt.Errorf("server: registering service %s as %s: %w", name, inst.Address, err)
 			// Take back what was registered, in a time of its own: ctx
 			// may be what ended the registration.
 			dctx, dcancel := context.WithTimeout(context.Background(), DefaultRegistryTimeout)
 			defer dcancel()
-			return errors.Join(err, s.deregisterLocked(dctx))
+			err = errors.Join(err, s.deregisterLocked(dctx))
+			r.mu.Unlock()
+			return err
 		}
 		r.services = append(r.services, name)
+		r.mu.Unlock()
 	}
 	return nil
 }
 
 // deregister removes the server's services from the registry, then waits
-// for the grace period (Stop). The deregistration outlives ctx (its values
-// are kept), within DefaultRegistryTimeout; ctx bounds the grace period.
+// for the grace period (Stop). A registration in progress is canceled and
+// waited for as long as ctx allows (what it registers after that it takes
+// back itself). The deregistration outlives ctx (its values are kept),
+// within DefaultRegistryTimeout; ctx bounds the grace period.
 func (s *Server) deregister(ctx context.Context) error {
 	if s.cfg.reg.registry == nil {
 		return nil
 	}
-	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultRegistryTimeout)
-	defer cancel()
-	s.reg.mu.Lock()
-	s.reg.stopped = true
-	registered := len(s.reg.services) > 0
+	r := &s.reg
+	r.mu.Lock()
+	r.stopped = true
+	cancel, done := r.cancel, r.done
+	r.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		waitDone(ctx, done)
+	}
+	dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultRegistryTimeout)
+	defer dcancel()
+	r.mu.Lock()
+	registered := len(r.services) > 0
 	err := s.deregisterLocked(dctx)
-	s.reg.mu.Unlock()
+	r.mu.Unlock()
 	if registered && s.cfg.reg.grace > 0 {
 		t := time.NewTimer(s.cfg.reg.grace)
 		defer t.Stop()

@@ -80,7 +80,12 @@ func WithListener(ln net.Listener) Option {
 // WithMiddleware appends middleware around every handler call; the first
 // given runs outermost. The request and response a middleware sees are the
 // method's generated argument and result structs (thrift.FastCodec values;
-// the response is nil for oneway methods). Default: none.
+// the response is nil for oneway methods). The server pools them: once the
+// reply is written they are cleared and reused for later calls, so a
+// middleware must not use req or resp after its endpoint returns (nor hand
+// them to a goroutine that outlives the call): copy what you keep. The
+// values they point to (the request args.Req, the handler's response)
+// stay valid: clearing drops the structs' references. Default: none.
 func WithMiddleware(mw ...endpoint.Middleware) Option {
 	return optionFunc(func(c *config) { c.mws = append(c.mws, mw...) })
 }

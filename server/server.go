@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"reflect"
 	"strconv"
@@ -39,7 +40,8 @@ type Server struct {
 	serving  bool                          // guarded by mu
 	stopped  bool                          // guarded by mu
 	loop     *netpoll.EventLoop            // guarded by mu
-	pool     *gopool.Pool                  // guarded by mu
+	pool     *gopool.Pool                  // guarded by mu: runs TTHeader handlers (see handlerPool)
+	readers  *gopool.Pool                  // guarded by mu: runs the connections' readers and netpoll's callbacks (see readerPool)
 	ln       net.Listener                  // guarded by mu
 	served   chan struct{}                 // closed when Serve returns (after it started serving)
 	stopDone chan struct{}                 // closed when the first Stop returns
@@ -223,7 +225,13 @@ func (s *Server) Serve(ln net.Listener) error {
 		ln.Close()
 		return errors.New("server: no service registered")
 	}
-	pool, err := gopool.New(gopool.Config{PanicHandler: s.poolPanic})
+	pool, err := gopool.New(gopool.Config{MaxWorkers: handlerPool, PanicHandler: s.poolPanic})
+	if err != nil {
+		s.mu.Unlock()
+		ln.Close()
+		return err
+	}
+	readers, err := gopool.New(gopool.Config{MaxWorkers: readerPool, PanicHandler: s.poolPanic})
 	if err != nil {
 		s.mu.Unlock()
 		ln.Close()
@@ -236,22 +244,22 @@ func (s *Server) Serve(ln net.Listener) error {
 		OnDisconnect: s.onDisconnect,
 		WriteTimeout: s.cfg.writeTimeout,
 		IdleTimeout:  s.cfg.idleTimeout,
-		Pool:         pool,
+		Pool:         readers,
 		PanicHandler: s.loopPanic,
 	})
 	if err != nil {
 		s.mu.Unlock()
-		pool.Close()
 		ln.Close()
 		return err
 	}
 	s.ep = endpoint.Chain(s.cfg.mws...)(callHandler)
-	s.serving, s.loop, s.pool, s.ln = true, loop, pool, ln
+	s.serving, s.loop, s.pool, s.readers, s.ln = true, loop, pool, readers, ln
 	s.mu.Unlock()
 
 	defer close(s.served)
 	if err := s.register(ln); err != nil {
 		loop.Shutdown(context.Background())
+		readers.Close()
 		pool.Close()
 		ln.Close()
 		return err
@@ -263,10 +271,37 @@ func (s *Server) Serve(ln net.Listener) error {
 		// the server any more; then stop serving what is open.
 		err = fmt.Errorf("server: serving %s: %w", ln.Addr(), err)
 		regErr := s.deregisterFailed()
-		s.endFailed(loop, pool)
+		s.endFailed(loop, readers, pool)
 		return errors.Join(err, regErr)
 	}
 	return nil
+}
+
+// The server runs two pools of goroutines, so that reading connections
+// never waits behind handlers. The readers pool runs the connections'
+// readers (onRequest), netpoll's callbacks (OnConnect, OnDisconnect) and
+// the handlers a reader runs itself (Framed and Buffered requests, and
+// TTHeader requests past maxConnInflight on one connection). netpoll hands
+// it at most one reader per connection, so it is not bounded further:
+// WithMaxConnections bounds it. TTHeader handlers run on the handler pool,
+// of at most handlerPool goroutines; past them, requests read wait in the
+// pool's queue, in order, for a handler to return (WithMaxInFlight bounds
+// them). However many handlers block, connections are still read: a
+// request that would unblock them, a new connection, an OnDisconnect.
+const (
+	handlerPool = gopool.DefaultMaxWorkers
+	readerPool  = math.MaxInt
+)
+
+// shutdownPools waits for the goroutines of both pools to end, readers
+// first (a reader may still hand a request to the handler pool), as ctx
+// allows.
+func shutdownPools(ctx context.Context, readers, handlers *gopool.Pool) error {
+	err := readers.Shutdown(ctx)
+	if e := handlers.Shutdown(ctx); err == nil {
+		err = e
+	}
+	return err
 }
 
 // endFailed ends serving after the listener failed, as Stop does and
@@ -275,11 +310,11 @@ func (s *Server) Serve(ln net.Listener) error {
 // connections still open then are closed. Handlers still running then go
 // on (Stop waits for them as its context allows); Serve does not wait for
 // them without bound.
-func (s *Server) endFailed(loop *netpoll.EventLoop, pool *gopool.Pool) {
+func (s *Server) endFailed(loop *netpoll.EventLoop, readers, pool *gopool.Pool) {
 	limit, _ := s.drainAndClose(context.Background(), loop)
 	ctx, cancel := context.WithDeadline(context.Background(), limit)
 	defer cancel()
-	pool.Shutdown(ctx)
+	shutdownPools(ctx, readers, pool)
 }
 
 // drainAndClose refuses new requests from now on, waits (see drain) until
@@ -367,7 +402,7 @@ func (s *Server) Addr() net.Addr {
 func (s *Server) Stop(ctx context.Context) error {
 	s.mu.Lock()
 	if s.stopped {
-		serving, pool := s.serving, s.pool
+		serving, readers, pool := s.serving, s.readers, s.pool
 		s.mu.Unlock()
 		if err := waitDone(ctx, s.stopDone); err != nil || !serving {
 			return err
@@ -376,7 +411,7 @@ func (s *Server) Stop(ctx context.Context) error {
 		// handlers still running: they are waited for as ctx allows.
 		err := waitDone(ctx, s.served)
 		if err == nil {
-			err = pool.Shutdown(ctx)
+			err = shutdownPools(ctx, readers, pool)
 		}
 		if err != nil {
 			return s.stopCutShort(err)
@@ -389,7 +424,7 @@ func (s *Server) Stop(ctx context.Context) error {
 		s.mu.Unlock()
 		return nil
 	}
-	loop, pool := s.loop, s.pool
+	loop, readers, pool := s.loop, s.readers, s.pool
 	s.mu.Unlock()
 
 	// Clients stop picking the server before it drains.
@@ -397,7 +432,7 @@ func (s *Server) Stop(ctx context.Context) error {
 	_, err := s.drainAndClose(ctx, loop)
 	// Handlers may still run (a connection closed under them): wait for
 	// them as long as ctx allows.
-	if e := pool.Shutdown(ctx); err == nil {
+	if e := shutdownPools(ctx, readers, pool); err == nil {
 		err = e
 	}
 	select {
