@@ -27,11 +27,13 @@ type Config struct {
 	// accepting goroutine goes on in a new one. Optional.
 	OnPrepare func(conn Connection) context.Context
 	// OnConnect runs after a connection is registered, before its first
-	// OnRequest; it may replace the context. Optional.
+	// OnRequest and before its OnDisconnect, even if the connection stops
+	// being active meanwhile; it may replace the context. Optional.
 	OnConnect func(ctx context.Context, conn Connection) context.Context
 	// OnDisconnect runs once, in a pool goroutine, when a connection stops
-	// being active: the peer closed or reset it, or it was closed locally.
-	// Optional.
+	// being active: the peer closed or reset it, or it was closed locally;
+	// if OnConnect is running then, once it has returned, with the context
+	// it returned. Optional.
 	OnDisconnect func(ctx context.Context, conn Connection)
 
 	// ReadTimeout bounds each blocking read of a handler; 0 (default) means
@@ -44,7 +46,9 @@ type Config struct {
 	// means never.
 	IdleTimeout time.Duration
 	// InputCap is the input in bytes a connection buffers before its socket
-	// stops being read until the handler consumes some (default 4 MiB).
+	// stops being read until the handler consumes some (default 4 MiB). At
+	// the peer's close, what the socket still holds (bounded by the
+	// kernel's socket buffers) is read past it.
 	InputCap int
 	// Pool runs the handlers (default: a pool of its own with
 	// gopool.DefaultConfig, closed at Shutdown).

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"runtime"
@@ -16,6 +17,14 @@ import (
 
 	"github.com/petrel-rpc/petrel/buf"
 	"golang.org/x/sys/unix"
+)
+
+// connecting values: OnDisconnect waits for OnConnect (see
+// EventLoop.disconnected).
+const (
+	connectNone    = iota // no OnConnect, or it has returned
+	connectRunning        // OnConnect is to run or runs
+	connectOwed           // and OnDisconnect is to run after it
 )
 
 // Connection states.
@@ -38,6 +47,7 @@ type connection struct {
 	shut       atomic.Bool           // Close was called: reads fail, whatever input is left
 	closeErr   atomic.Pointer[error] // why it closed
 	processing atomic.Int32          // 1 while a handler task owns the connection
+	connecting atomic.Int32          // connectRunning while OnConnect may run, connectOwed once an OnDisconnect waits for it
 	holds      atomic.Int32          // Hold minus Unhold calls
 	rseq       atomic.Uint64         // bumped by the poller after each read
 	inGuard    atomic.Int32          // 1 while the poller reads or the handler resets in
@@ -133,14 +143,20 @@ func (c *connection) onReadable(p *poller, ev int) {
 	// everything it sent is kept.
 	drain := ev&(evHup|evErr) != 0
 	for {
-		// Backpressure: above the cap, stop reading until the handler drains.
+		// Backpressure: above the cap, stop reading until the handler
+		// drains. After the peer's close, read on: what the socket holds
+		// (bounded by the kernel's socket buffers) is all that will come,
+		// and the close is recorded once it is read, not when the handler
+		// gets below the cap.
 		if l := c.in.Len(); l >= c.inputCap && int64(l) >= c.waitN.Load() {
 			if ev&evErr != 0 {
 				c.peerClosed(ErrConnReset)
 				return
 			}
-			c.pauseReading(ev&evHup != 0)
-			return
+			if ev&evHup == 0 {
+				c.pauseReading()
+				return
+			}
 		}
 		if !c.inGuard.CompareAndSwap(0, 1) {
 			// The handler is returning the buffer's memory; the level-triggered
@@ -230,7 +246,7 @@ func (c *connection) peerClosed(err error) {
 	if !c.state.CompareAndSwap(stateOpen, statePeerClosed) {
 		return
 	}
-	c.op.dropInterest(wantRead)
+	c.op.dropInterest(wantRead | wantHup)
 	c.waitN.Store(-1)
 	c.wakeReader()
 	c.wakeWriter()
@@ -251,24 +267,17 @@ func (c *connection) peerClosed(err error) {
 // pauseReading stops reading the socket while the input is above the cap; a
 // reader's resumeReading turns it back on. paused and the read interest change
 // together under op.wantMu, so a resume cannot fall between the two and be
-// lost. After a hang-up (hup), which epoll reports on every wait whatever the
-// interest, the fd leaves the kernel's set until resumeReading adds it back:
-// the kernel then reports the hang-up again and the poller reads the rest of
-// what the peer sent. Poller goroutine only.
-func (c *connection) pauseReading(hup bool) {
+// lost. The peer's close is still watched for (wantHup; not on kqueue, where
+// it is seen once reading resumes): onReadable then reads the rest and
+// records it. Poller goroutine only.
+func (c *connection) pauseReading() {
 	op := &c.op
 	op.wantMu.Lock()
 	if !c.paused.Load() {
 		c.paused.Store(true)
-		op.changeInterestLocked(0, ^wantRead)
-	}
-	if hup {
-		op.parkLocked()
+		op.changeInterestLocked(wantHup, ^wantRead)
 	}
 	op.wantMu.Unlock()
-	if hup {
-		c.wakeWriter() // its interest went with the fd: it retries and waits anew
-	}
 	// The handler may have drained meanwhile, or a reader may wait for more
 	// than the cap.
 	if l := c.in.Len(); l < c.inputCap || int64(l) < c.waitN.Load() {
@@ -283,7 +292,7 @@ func (c *connection) resumeReading() {
 	if c.paused.Load() {
 		c.paused.Store(false)
 		if c.state.Load() == stateOpen {
-			op.changeInterestLocked(wantRead, ^0)
+			op.changeInterestLocked(wantRead, ^wantHup)
 		}
 	}
 	op.wantMu.Unlock()
@@ -446,10 +455,13 @@ func (c *connection) waitRead(n int) error {
 	if c.in.Len() >= n && !c.shut.Load() {
 		return nil
 	}
-	return c.waitReadSlow(n)
+	return c.waitReadSlow(n, 0)
 }
 
-func (c *connection) waitReadSlow(n int) error {
+// waitReadSlow is waitRead's wait. timeoutAt is when the read timeout ends
+// (UnixNano), for a read that waits more than once (Until); 0: it runs from
+// now.
+func (c *connection) waitReadSlow(n int, timeoutAt int64) error {
 	if c.shut.Load() {
 		return ErrConnClosed
 	}
@@ -458,11 +470,10 @@ func (c *connection) waitReadSlow(n int) error {
 	if c.paused.Load() {
 		c.resumeReading() // a frame larger than the cap must still arrive
 	}
-	// The read timeout runs from the start of the wait; the deadline may be
+	// The read timeout runs from the start of the read; the deadline may be
 	// moved by SetReadDeadline while we wait, so it is read on every turn.
-	var timeoutAt int64
-	if t := c.readTimeout.Load(); t > 0 {
-		timeoutAt = afterNow(t)
+	if timeoutAt == 0 {
+		timeoutAt = c.readTimeoutEnd()
 	}
 	cancel := c.rcancel
 	// The timer stays armed across waits for the earliest deadline it was
@@ -549,6 +560,15 @@ func (a *readAlarm) ring() {
 	}
 }
 
+// readTimeoutEnd returns when a read that starts waiting now times out
+// (UnixNano), 0 if it does not.
+func (c *connection) readTimeoutEnd() int64 {
+	if t := c.readTimeout.Load(); t > 0 {
+		return afterNow(t)
+	}
+	return 0
+}
+
 // afterNow returns the UnixNano t (> 0) nanoseconds from now, math.MaxInt64
 // (in effect never) for a t that would take it past 2262.
 func afterNow(t int64) int64 {
@@ -599,11 +619,13 @@ func (c *connection) Skip(n int) error {
 // Until returns the bytes through the next delim, waiting for it. It waits
 // for at most the input cap: a peer that sends that much without the
 // delimiter gets an error wrapping buf.ErrDelimNotFound, and the bytes stay
-// unread.
+// unread. The read timeout bounds the whole call, from its first wait,
+// however many pieces arrive without the delimiter.
 func (c *connection) Until(delim byte) ([]byte, error) {
 	if c.shut.Load() {
 		return nil, ErrConnClosed
 	}
+	var timeoutAt int64 // the read timeout's end, set at the first wait
 	for searched := 0; ; {
 		// The length is read before the search: the poller may append
 		// while it runs, and what it appends after this has not been
@@ -617,7 +639,13 @@ func (c *connection) Until(delim byte) ([]byte, error) {
 			return nil, fmt.Errorf("netpoll: Until: no %q in the %d bytes read, which reach the input cap (%d): %w",
 				delim, searched, c.inputCap, buf.ErrDelimNotFound)
 		}
-		if err := c.waitRead(searched + 1); err != nil {
+		if c.in.Len() > searched && !c.shut.Load() {
+			continue // more came during the search
+		}
+		if timeoutAt == 0 {
+			timeoutAt = c.readTimeoutEnd()
+		}
+		if err := c.waitReadSlow(searched+1, timeoutAt); err != nil {
 			return nil, err
 		}
 	}
@@ -677,7 +705,10 @@ func (c *connection) Release() error {
 func (c *connection) Len() int { return c.in.Len() }
 
 // Read implements net.Conn: it waits for at least one byte. A Read into an
-// empty p waits for nothing; it fails only once Close was called.
+// empty p waits for nothing; it fails only once Close was called. Once the
+// peer's clean close has been read up to, it returns io.EOF itself, as
+// io.Reader's contract asks (callers compare with ==), not ErrPeerClosed,
+// which the Reader methods return.
 func (c *connection) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		if c.shut.Load() {
@@ -686,6 +717,9 @@ func (c *connection) Read(p []byte) (int, error) {
 		return 0, nil
 	}
 	if err := c.waitRead(1); err != nil {
+		if err == ErrPeerClosed {
+			return 0, io.EOF
+		}
 		return 0, err
 	}
 	n, err := c.in.Read(p)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"syscall"
 )
 
@@ -32,14 +33,19 @@ var (
 )
 
 // timeoutError is returned when a read, write or dial deadline passes. It
-// satisfies net.Error with Timeout() true.
-type timeoutError struct{ op string }
+// satisfies net.Error with Timeout() true, and errors.Is matches it with
+// errTimeout and, for a deadline (not the idle timeout's close), with
+// os.ErrDeadlineExceeded, as net.Conn's contract asks.
+type timeoutError struct {
+	op       string
+	deadline bool // a read, write or dial deadline or timeout passed
+}
 
 func (e *timeoutError) Error() string   { return "netpoll: " + e.op + " timed out" }
 func (e *timeoutError) Timeout() bool   { return true }
 func (e *timeoutError) Temporary() bool { return true }
 func (e *timeoutError) Is(target error) bool {
-	return target == errTimeout
+	return target == errTimeout || (e.deadline && target == os.ErrDeadlineExceeded)
 }
 
 // errTimeout matches every timeout error with errors.Is; exported through
@@ -50,9 +56,9 @@ var errTimeout = errors.New("netpoll: timeout")
 func IsTimeout(err error) bool { return errors.Is(err, errTimeout) }
 
 var (
-	errReadTimeout  = &timeoutError{op: "read"}
-	errWriteTimeout = &timeoutError{op: "write"}
-	errDialTimeout  = &timeoutError{op: "dial"}
+	errReadTimeout  = &timeoutError{op: "read", deadline: true}
+	errWriteTimeout = &timeoutError{op: "write", deadline: true}
+	errDialTimeout  = &timeoutError{op: "dial", deadline: true}
 )
 
 // sysErr turns a failed system call into an error that says what happened.

@@ -193,9 +193,13 @@ func (l *EventLoop) accepted(c *connection) {
 		return
 	}
 	// No handler runs until the connection is published and OnConnect is
-	// done: input that comes meanwhile waits.
+	// done: input that comes meanwhile waits. Nor does OnDisconnect.
 	c.processing.Store(1)
+	if l.cfg.OnConnect != nil {
+		c.connecting.Store(connectRunning)
+	}
 	if err := defaultManager.register(&c.op, wantRead); err != nil {
+		c.connected() // OnConnect will not run
 		l.notServed(c, err, false)
 		closeFD(c.op.fd)
 		return
@@ -205,6 +209,7 @@ func (l *EventLoop) accepted(c *connection) {
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
+		c.connected() // OnConnect will not run
 		l.notServed(c, ErrLoopClosed, true)
 		return
 	}
@@ -266,12 +271,23 @@ func (c *connection) connect() {
 			why = "netpoll: OnConnect panicked"
 		}
 		c.closeWith(errors.New(why))
+		c.connected()
 		c.processing.Store(0)
 		c.finishIfDone()
 	}()
 	c.setContext(l.cfg.OnConnect(c.context(), c))
 	done = true
+	c.connected()
 	c.startServing()
+}
+
+// connected records that OnConnect has returned (or will not run), after
+// its context is set: an OnDisconnect that waited for it runs now, with
+// that context.
+func (c *connection) connected() {
+	if c.connecting.Swap(connectNone) == connectOwed {
+		c.loop.disconnected(c)
+	}
 }
 
 // startServing lets handlers serve a connection accepted: the caller owns
@@ -325,10 +341,15 @@ func (l *EventLoop) forget(c *connection) {
 }
 
 // disconnected runs OnDisconnect for a connection that stopped being active.
+// While OnConnect runs (the peer closed, or someone closed the connection,
+// before it returned), OnDisconnect waits for it and gets the context it
+// returned: connected runs it.
 func (l *EventLoop) disconnected(c *connection) {
-	if f := l.cfg.OnDisconnect; f != nil {
-		l.pool.Go(func() { f(c.context(), c) })
+	f := l.cfg.OnDisconnect
+	if f == nil || c.connecting.CompareAndSwap(connectRunning, connectOwed) {
+		return
 	}
+	l.pool.Go(func() { f(c.context(), c) })
 }
 
 func (l *EventLoop) reportPanic(r any) {

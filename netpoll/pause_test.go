@@ -30,14 +30,14 @@ func TestPauseResumeNotLost(t *testing.T) {
 
 	// The reader drained and found nothing paused; then the poller pauses.
 	c.resumeReading()
-	c.pauseReading(false)
+	c.pauseReading()
 	readable("resume before pause")
 
 	// Pause and resume race; the interest lock orders them.
 	c.op.wantMu.Lock()
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); c.pauseReading(false) }()
+	go func() { defer wg.Done(); c.pauseReading() }()
 	go func() { defer wg.Done(); c.resumeReading() }()
 	time.Sleep(10 * time.Millisecond)
 	c.op.wantMu.Unlock()

@@ -13,6 +13,7 @@ import (
 const (
 	wantRead  = 1 << 0
 	wantWrite = 1 << 1
+	wantHup   = 1 << 2 // the peer's close alone, while reading is paused
 )
 
 // Event flags reported to operators.
@@ -78,6 +79,9 @@ func epollInterest(want int) uint32 {
 	var ev uint32
 	if want&wantRead != 0 {
 		ev |= unix.EPOLLIN | unix.EPOLLRDHUP
+	}
+	if want&wantHup != 0 {
+		ev |= unix.EPOLLRDHUP
 	}
 	if want&wantWrite != 0 {
 		ev |= unix.EPOLLOUT

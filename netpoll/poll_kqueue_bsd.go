@@ -12,6 +12,10 @@ import (
 const (
 	wantRead  = 1 << 0
 	wantWrite = 1 << 1
+	// wantHup is the peer's close alone, while reading is paused: not
+	// watched, as kqueue reports EV_EOF only with the read filter, which
+	// would report the input too; the close is seen when reading resumes.
+	wantHup = 1 << 2
 )
 
 // Event flags reported to operators.

@@ -66,30 +66,12 @@ func (op *fdOperator) changeInterestLocked(add, keep int) error {
 	if op.want == detached || op.refs.Load() <= 0 {
 		return ErrConnClosed
 	}
-	if op.want == parked {
-		// Back into the kernel's set with the new interest (none: stay out).
-		if add == 0 {
-			return nil
-		}
-		op.want = add
-		return op.poller.sys.add(op.fd, op, add)
-	}
 	want := (op.want & keep) | add
 	if want == op.want {
 		return nil
 	}
 	op.want = want
 	return op.poller.sys.mod(op.fd, op, want)
-}
-
-// parkLocked takes the fd out of the kernel's set until the next interest
-// added, with op.wantMu held: epoll reports a hang-up on every wait whatever
-// the interest, which only removing the fd stops.
-func (op *fdOperator) parkLocked() {
-	if op.want != detached && op.want != parked {
-		op.want = parked
-		op.poller.sys.del(op.fd)
-	}
 }
 
 // dialed reports whether op is a connection made by a Dialer.
@@ -100,19 +82,15 @@ func (op *fdOperator) detach() {
 	op.wantMu.Lock()
 	defer op.wantMu.Unlock()
 	if op.want != detached {
-		if op.want != parked && op.poller != nil { // nil: never registered
+		if op.poller != nil { // nil: never registered
 			op.poller.sys.del(op.fd)
 		}
 		op.want = detached
 	}
 }
 
-// detached is the interest of an operator removed from the kernel for good;
-// parked that of one removed until an interest is added again.
-const (
-	detached = -1
-	parked   = -2
-)
+// detached is the interest of an operator removed from the kernel for good.
+const detached = -1
 
 // addInterest and dropInterest change one interest bit.
 func (op *fdOperator) addInterest(bit int) error { return op.changeInterest(bit, ^0) }
@@ -283,7 +261,9 @@ const maxPollers = 1024
 
 // SetNumPollers sets how many pollers share the process's connections
 // (default: one per 20 processors, at least one; at most 1024). It applies to
-// pollers started after the call; running pollers keep their fds.
+// fds registered after the call, raising the number or lowering it; running
+// pollers keep their fds (one a lower number leaves out serves them until
+// they close, and then stops).
 func SetNumPollers(n int) error {
 	if n < 1 || n > maxPollers {
 		return fmt.Errorf("netpoll: SetNumPollers(%d): need 1 to %d", n, maxPollers)
@@ -323,14 +303,18 @@ func (m *manager) register(op *fdOperator, want int) error {
 	if op.want == detached {
 		return ErrConnClosed
 	}
-	size := m.size()
-	if len(m.pollers) != size {
+	if size := m.size(); len(m.pollers) != size {
 		if len(m.pollers) < size {
 			m.pollers = append(m.pollers, make([]*poller, size-len(m.pollers))...)
-			m.npollers.Store(int32(len(m.pollers)))
+		} else {
+			// Fewer: the pollers cut off keep their fds, and stop with
+			// the last, but get no new ones.
+			clear(m.pollers[size:])
+			m.pollers = m.pollers[:size]
 		}
+		m.npollers.Store(int32(len(m.pollers)))
 	}
-	i := int(m.next.Add(1)) % len(m.pollers)
+	i := roundRobin(m.next.Add(1), len(m.pollers))
 	p := m.pollers[i]
 	if p == nil || p.isStopped() {
 		np, err := m.start(i)
@@ -355,6 +339,11 @@ func (m *manager) register(op *fdOperator, want int) error {
 	}
 	return nil
 }
+
+// roundRobin returns the index of the poller for the registration counted
+// next, of n. The modulo is unsigned: int(next) is negative on a 32-bit
+// platform once the count passes 2^31.
+func roundRobin(next uint32, n int) int { return int(next % uint32(n)) }
 
 func (m *manager) start(id int) (*poller, error) {
 	sys, err := newSysPoller(eventBatch)
