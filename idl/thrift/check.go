@@ -915,8 +915,16 @@ func (c *checker) checkValue(v *ConstValue, t *Type, ctx string, depth int) {
 			mismatch()
 			return
 		}
+		seen := map[string]*ConstValue{}
 		for _, e := range v.List {
 			c.checkValue(e, rt.Elem, ctx, depth+1)
+			if k, ok := constKey(e, rt.Elem); ok && rt.Kind == TypeSet {
+				if prev, dup := seen[k]; dup {
+					c.errorf(e.Pos, "%s: duplicate set element %s, the same as %s at %d:%d", ctx, describeValue(e), describeValue(prev), prev.Pos.Line, prev.Pos.Col)
+				} else {
+					seen[k] = e
+				}
+			}
 		}
 	case TypeMap:
 		if v.Kind != ConstMap {
@@ -951,6 +959,7 @@ func (c *checker) checkValue(v *ConstValue, t *Type, ctx string, depth int) {
 				return
 			}
 			seen := map[string]*ConstValue{}
+			var set *ConstValue // a union's field given first
 			for _, e := range v.Map {
 				if e.Key.Kind == ConstString {
 					if prev, dup := seen[e.Key.String]; dup {
@@ -968,6 +977,13 @@ func (c *checker) checkValue(v *ConstValue, t *Type, ctx string, depth int) {
 					c.errorf(e.Key.Pos, "%s: %s %s has no field %q", ctx, d.Kind, d.Name, e.Key.String)
 					continue
 				}
+				if d.Kind == StructKindUnion {
+					if set != nil {
+						c.errorf(e.Key.Pos, "%s: union %s sets at most one field, and field %q is given beside %q (at %d:%d)", ctx, d.Name, e.Key.String, set.String, set.Pos.Line, set.Pos.Col)
+						continue
+					}
+					set = e.Key
+				}
 				if c.typeOK(fd.Type) {
 					c.checkValue(e.Value, fd.Type, ctx, depth+1)
 				}
@@ -976,12 +992,13 @@ func (c *checker) checkValue(v *ConstValue, t *Type, ctx string, depth int) {
 	}
 }
 
-// constKey returns a text that two keys of a map constant of key type t
-// share exactly when they are the same Go map key (after following
-// constants and enum values: 1 and 0x1, E.A and its number, "a" and a
-// constant "a"). ok is false for values that are not valid keys of type t
-// (the checks report those) and for keys that Go holds as pointers (lists,
-// sets, maps, structs), which never collide.
+// constKey returns a text that two keys of a map constant of key type t, or
+// two elements of a set constant of element type t, share exactly when they
+// are the same Go map key (after following constants and enum values: 1 and
+// 0x1, E.A and its number, "a" and a constant "a"). ok is false for values
+// that are not valid keys of type t (the checks report those) and for keys
+// that Go holds as pointers (lists, sets, maps, structs), which never
+// collide.
 func constKey(v *ConstValue, t *Type) (key string, ok bool) {
 	rt := t.Resolved()
 	if rt == nil {

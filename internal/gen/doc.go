@@ -7,9 +7,16 @@
 // # Placement
 //
 // A file with `namespace go a.b.c` goes to directory a/b/c, package c; a
-// file without one goes to a directory named after the file. Options.Module
-// is the import path of the output root; generated packages import each
-// other (for includes) below it.
+// file without one goes to a directory named after the file. A package name
+// no file could import (a keyword, _, main or init) gets a "_" (package
+// init_ in directory init). Options.Module is the import path of the output
+// root; generated packages import each other (for includes) below it.
+// Generate refuses, naming the Thrift files and their namespaces, what the
+// go command would: paths of the output that differ only in case, an
+// import of a package below an internal directory from outside that
+// directory's parent, and packages that import each other in a cycle (a
+// file including, directly or not, a file of another namespace that
+// includes a file of the first one's).
 //
 // # What is generated
 //

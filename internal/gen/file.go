@@ -20,6 +20,9 @@ type fileGen struct {
 	buf *bytes.Buffer
 	// imports maps an import path to its alias in this file.
 	imports map[string]string
+	// deps maps the import path of each generated package this file
+	// imports to the Thrift file it was first imported for (for errors).
+	deps    map[string]*thrift.File
 	aliases map[string]bool
 	tmp     int // counter for unique local names
 	// chunks is the body of the file so far, in order.
@@ -165,11 +168,16 @@ func reservedAliases() map[string]bool {
 	return m
 }
 
-// importAlias returns the alias of package p in this file, adding the import.
-func (fg *fileGen) importAlias(p *pkgInfo) string {
+// importAlias returns the alias of package p in this file, adding the
+// import for a declaration of f (a file of p).
+func (fg *fileGen) importAlias(p *pkgInfo, f *thrift.File) string {
 	if a, ok := fg.imports[p.importPath]; ok {
 		return a
 	}
+	if fg.deps == nil {
+		fg.deps = map[string]*thrift.File{}
+	}
+	fg.deps[p.importPath] = f
 	a := p.name
 	if c := a[len(a)-1]; c >= '0' && c <= '9' {
 		a += "pkg" // generated locals are letters followed by digits

@@ -64,17 +64,35 @@ func Generate(f *thrift.File, opt Options) ([]File, error) {
 	}
 	g := newGenerator(opt)
 	files := allFiles(f)
-	// By lower-cased path: the go command refuses two files whose names
-	// differ only in case, and on macOS or Windows one would overwrite the
-	// other.
-	goFiles := map[string]*thrift.File{}
+	// Every Go file and every directory above one, by lower-cased path: the
+	// go command refuses two import paths, and module zips two files or
+	// directories, that differ only in case, and on macOS or Windows one
+	// would overwrite (or merge with) the other.
+	type placed struct {
+		path, goFile string
+		tf           *thrift.File
+	}
+	seen := map[string]placed{}
 	for _, tf := range files {
 		g.plan(tf)
 		p := path.Join(g.pkgs[tf].dir, goFileName(tf.Name))
-		if prev, ok := goFiles[strings.ToLower(p)]; ok {
-			return nil, &Error{Msg: fmt.Sprintf("%s and %s both generate the Go file %s (or one whose name differs only in case): give one of them another namespace go (or another file name)", prev.Path, tf.Path, p)}
+		for q := p; q != "."; q = path.Dir(q) {
+			prev, ok := seen[strings.ToLower(q)]
+			switch {
+			case !ok:
+				seen[strings.ToLower(q)] = placed{q, p, tf}
+				continue
+			case prev.path != q:
+				other := ""
+				if q == p {
+					other = " (or another file name)"
+				}
+				return nil, &Error{Msg: fmt.Sprintf("%s generates %s and %s generates %s, and %s differs only in case from %s, which the go command refuses (in import paths and module zips) and macOS and Windows take for one: give one of them another namespace go%s", describeFile(prev.tf), prev.goFile, describeFile(tf), p, q, prev.path, other)}
+			case q == p:
+				return nil, &Error{Msg: fmt.Sprintf("%s and %s both generate the Go file %s: give one of them another namespace go (or another file name)", describeFile(prev.tf), describeFile(tf), p)}
+			}
+			break // a directory already seen, and so are those above it
 		}
-		goFiles[strings.ToLower(p)] = tf
 	}
 	for _, tf := range files {
 		g.checkInheritance(tf)
@@ -93,6 +111,9 @@ func Generate(f *thrift.File, opt Options) ([]File, error) {
 			return nil, g.err
 		}
 	}
+	if err := checkImports(gens); err != nil {
+		return nil, err
+	}
 	if err := formatChunks(gens); err != nil {
 		return nil, err
 	}
@@ -110,6 +131,110 @@ func Generate(f *thrift.File, opt Options) ([]File, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
+}
+
+// describeFile names a Thrift file and its namespace go, for errors.
+func describeFile(f *thrift.File) string {
+	if ns := f.Namespace("go"); ns != "" {
+		return fmt.Sprintf("%s (namespace go %s)", f.Path, ns)
+	}
+	return f.Path + " (no namespace go)"
+}
+
+// checkImports reports the imports between generated packages that Go
+// refuses: of an internal package from outside the tree allowed to import
+// it (mayImport), and import cycles (a file including, directly or not, a
+// file of another namespace that includes a file of the first one's).
+func checkImports(gens []*fileGen) error {
+	// deps[p][q] is the first file of package p that imports q and the
+	// file of q it uses.
+	type use struct{ from, to *thrift.File }
+	deps := map[string]map[string]use{}
+	var pkgs []string
+	for _, fg := range gens {
+		p := fg.pkg.importPath
+		if deps[p] == nil {
+			deps[p] = map[string]use{}
+			pkgs = append(pkgs, p)
+		}
+		for _, q := range sortedKeys(fg.deps) {
+			if root, ok := mayImport(p, q); !ok {
+				return &Error{Pos: thrift.Pos{File: fg.f.Path}, Msg: fmt.Sprintf("the Go package of %s, %s, would import %s for %s, which Go does not allow: only %s and the packages below it may import it; change one of the namespaces go so that the importing package is among those, or the imported one is below no internal directory", describeFile(fg.f), p, q, describeFile(fg.deps[q]), root)}
+			}
+			if _, ok := deps[p][q]; !ok {
+				deps[p][q] = use{fg.f, fg.deps[q]}
+			}
+		}
+	}
+	const (
+		unseen = iota
+		open   // on the path being walked
+		done
+	)
+	state := map[string]int{}
+	var stack []string
+	// walk returns a cycle through p's imports (its first package
+	// repeated at its end), if there is one.
+	var walk func(p string) []string
+	walk = func(p string) []string {
+		state[p] = open
+		stack = append(stack, p)
+		for _, q := range sortedKeys(deps[p]) {
+			switch state[q] {
+			case open:
+				i := len(stack) - 1
+				for stack[i] != q {
+					i--
+				}
+				return append(append([]string(nil), stack[i:]...), q)
+			case unseen:
+				if cycle := walk(q); cycle != nil {
+					return cycle
+				}
+			}
+		}
+		stack = stack[:len(stack)-1]
+		state[p] = done
+		return nil
+	}
+	for _, p := range pkgs {
+		if state[p] != unseen {
+			continue
+		}
+		cycle := walk(p)
+		if cycle == nil {
+			continue
+		}
+		var steps []string
+		for i := 0; i+1 < len(cycle); i++ {
+			u := deps[cycle[i]][cycle[i+1]]
+			steps = append(steps, fmt.Sprintf("%s, in package %s, uses %s, in package %s", describeFile(u.from), cycle[i], describeFile(u.to), cycle[i+1]))
+		}
+		return &Error{Msg: "the generated Go packages would import each other in a cycle, which Go does not allow: " + strings.Join(steps, "; ") + "; give one of these files another namespace go"}
+	}
+	return nil
+}
+
+// mayImport reports whether the package at import path from may import the
+// one at import path to by Go's rule on internal packages: only the tree
+// rooted at the parent of to's last internal element (root) may.
+func mayImport(from, to string) (root string, ok bool) {
+	i := strings.LastIndex("/"+to+"/", "/internal/")
+	if i <= 0 {
+		return "", true // no internal element, or it begins the path
+	}
+	root = to[:i-1]
+	return root, from == root || strings.HasPrefix(from, root+"/")
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // checkModule reports whether m (Options.Module) can begin the import paths
@@ -278,7 +403,9 @@ func (g *generator) fail(pos thrift.Pos, format string, args ...any) {
 
 // plan decides the package of f: its go namespace ("a.b.c" goes to
 // directory a/b/c, package c), else its base name. A Windows device name
-// (aux, con, nul, ...) gets a "_" (directory and package aux_).
+// (aux, con, nul, ...) gets a "_" (directory and package aux_); so does a
+// package name no file could import (a keyword, _, main or init: package
+// init_ in directory init).
 func (g *generator) plan(f *thrift.File) {
 	ns := f.Namespace("go")
 	var segs []string
@@ -291,7 +418,7 @@ func (g *generator) plan(f *thrift.File) {
 		segs = []string{pathSegment(strings.ToLower(f.Name))}
 	}
 	name := segs[len(segs)-1]
-	if isGoKeyword(name) || name == "_" || name == "main" {
+	if isGoKeyword(name) || name == "_" || name == "main" || name == "init" {
 		name += "_"
 	}
 	dir := strings.Join(segs, "/")

@@ -165,6 +165,22 @@ func parseString(t *testing.T, src string) *thrift.File {
 	return f
 }
 
+// parseFiles parses file main of the Thrift files srcs (by path).
+func parseFiles(t *testing.T, main string, srcs map[string]string) *thrift.File {
+	t.Helper()
+	read := func(p string) ([]byte, error) {
+		if s, ok := srcs[p]; ok {
+			return []byte(s), nil
+		}
+		return nil, fs.ErrNotExist
+	}
+	f, err := thrift.ParseFile(main, thrift.ParseOptions{ReadFile: read})
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	return f
+}
+
 func TestGenerateNeedsModule(t *testing.T) {
 	f := parseString(t, "struct A { 1: i32 x }")
 	_, err := gen.Generate(f, gen.Options{})

@@ -190,15 +190,10 @@ func (fg *fileGen) scaffoldSource(header string, pkgDoc bool) ([]byte, error) {
 	}
 	sort.Strings(std)
 	sort.Strings(other)
-	// Go lets only the tree rooted at an internal directory's parent import
-	// the packages below it; this file is in the module's root directory.
+	// This file is in the module's root directory.
 	for _, p := range other {
-		rest, ok := strings.CutPrefix(p, generated)
-		if !ok {
-			continue
-		}
-		if i := strings.Index("/"+rest+"/", "/internal/"); i > 0 {
-			return nil, &Error{Pos: thrift.Pos{File: fg.f.Path}, Msg: fmt.Sprintf("the skeleton (package main in %s) would import %s, which Go does not allow: only %s and the packages below it may import it; change the namespace go so that internal, if it is there, comes first", strings.TrimSuffix(generated, "/"), p, generated+rest[:i-1])}
+		if root, ok := mayImport(strings.TrimSuffix(generated, "/"), p); !ok {
+			return nil, &Error{Pos: thrift.Pos{File: fg.f.Path}, Msg: fmt.Sprintf("the skeleton (package main in %s) would import %s for %s, which Go does not allow: only %s and the packages below it may import it; change the namespace go so that internal, if it is there, comes first", strings.TrimSuffix(generated, "/"), p, describeFile(fg.deps[p]), root)}
 		}
 	}
 	writeImport := func(p string) {

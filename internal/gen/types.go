@@ -251,7 +251,7 @@ func (fg *fileGen) qualName(f *thrift.File, name string) string {
 	if p == nil || p.importPath == fg.pkg.importPath {
 		return name
 	}
-	return fg.importAlias(p) + "." + name
+	return fg.importAlias(p, f) + "." + name
 }
 
 // newFunc returns the constructor expression name of struct s.
