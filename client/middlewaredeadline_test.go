@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/petrel-rpc/petrel/client"
-	"github.com/petrel-rpc/petrel/discovery"
 	"github.com/petrel-rpc/petrel/endpoint"
 	"github.com/petrel-rpc/petrel/retry"
 )
@@ -16,23 +15,6 @@ import (
 // or a retry policy's AttemptTimeout) binds an attempt everywhere: while it
 // waits for the first resolution, and in the TTHeader timeout a backup
 // request's attempt sends.
-
-// slowResolver's watcher never produces a first list (an etcd that does not
-// answer): Next blocks until its ctx ends.
-type slowResolver struct{}
-
-func (slowResolver) Resolve(context.Context, string) ([]discovery.Instance, error) { return nil, nil }
-func (slowResolver) Watch(context.Context, string) (discovery.Watcher, error) {
-	return slowWatcher{}, nil
-}
-
-type slowWatcher struct{}
-
-func (slowWatcher) Next(ctx context.Context) ([]discovery.Instance, error) {
-	<-ctx.Done()
-	return nil, ctx.Err()
-}
-func (slowWatcher) Close() error { return nil }
 
 // TestFirstResolutionWaitKeepsMiddlewareDeadline: a middleware that bounds
 // the call with context.WithTimeout (derived from the call's context, as
@@ -47,7 +29,7 @@ func TestFirstResolutionWaitKeepsMiddlewareDeadline(t *testing.T) {
 			return next(ctx, req, resp)
 		}
 	}
-	c, err := client.New("Echo", client.WithResolver(slowResolver{}), client.WithMiddleware(mw), client.WithRPCTimeout(0))
+	c, err := client.New("Echo", client.WithResolver(stuckResolver{}), client.WithMiddleware(mw), client.WithRPCTimeout(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +62,7 @@ func TestFirstResolutionWaitKeepsAttemptTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.New("Echo", client.WithResolver(slowResolver{}), client.WithRetry(r))
+	c, err := client.New("Echo", client.WithResolver(stuckResolver{}), client.WithRetry(r))
 	if err != nil {
 		t.Fatal(err)
 	}
