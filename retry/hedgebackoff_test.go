@@ -80,3 +80,41 @@ func TestBackupRetryWithoutBudgetEnds(t *testing.T) {
 		t.Fatalf("the call returned after %v, by its context; want right after the backoff", el)
 	}
 }
+
+// TestBackupDeniedThenFailureEnds: a backup-request call whose backup timer
+// fired while the budget had no room (no backup sent), and whose only
+// attempt then fails with a retryable error, ends with that error after
+// the failure's backoff. The backoff once compared its end with the time
+// the timer had already fired, armed nothing, and the call, with nothing
+// in flight, waited for its context: for ever without a deadline.
+func TestBackupDeniedThenFailureEnds(t *testing.T) {
+	r, err := retry.New(retry.Config{
+		Default: retry.Policy{MaxAttempts: 3, Idempotent: true, BackupDelay: 20 * time.Millisecond,
+			Backoff: retry.Backoff{Base: 50 * time.Millisecond, Max: 50 * time.Millisecond, Jitter: -1}},
+		Budget: retry.BudgetConfig{Ratio: 0.0001, MinRetries: -1}, // no room for any retry or backup
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fork := func(ctx context.Context, resp any) (context.Context, any, <-chan struct{}, context.CancelFunc, func(bool)) {
+		actx, cancel := context.WithCancel(ctx)
+		return actx, new(string), nil, cancel, func(bool) { cancel() }
+	}
+	refused := rpcerr.New(rpcerr.Connection, "connection refused")
+	ep := r.Middleware(fork)(func(ctx context.Context, req, resp any) error {
+		// The attempt fails after the backup delay (20ms) has passed.
+		tm := time.NewTimer(60 * time.Millisecond)
+		defer tm.Stop()
+		<-tm.C
+		return refused
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	var out string
+	err = ep(ctx, nil, &out)
+	el := time.Since(start)
+	if el > time.Second || !errors.Is(err, refused) {
+		t.Fatalf("the call returned after %v with %v; want the attempt's failure right after it (60ms)", el, err)
+	}
+}

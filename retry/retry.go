@@ -428,7 +428,7 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 	}
 	timer := time.NewTimer(p.BackupDelay)
 	defer timer.Stop()
-	due := time.Now().Add(p.BackupDelay) // when timer fires
+	due := time.Now().Add(p.BackupDelay) // when timer fires; zero once it fired
 	inflight := 1
 	var lastErr error
 	for {
@@ -469,7 +469,7 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 					if inflight == 0 {
 						return afterAttempts(len(all), lastErr) // no time left for another attempt
 					}
-				} else if now.Add(wait).Before(due) {
+				} else if due.IsZero() || now.Add(wait).Before(due) {
 					timer.Reset(wait)
 					due = now.Add(wait)
 				}
@@ -483,6 +483,7 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 				return afterAttempts(len(all), lastErr)
 			}
 		case <-timer.C:
+			due = time.Time{}
 			if relaunch(false) {
 				inflight++
 				timer.Reset(p.BackupDelay)
