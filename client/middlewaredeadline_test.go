@@ -2,6 +2,8 @@ package client_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -116,6 +118,45 @@ func TestBackupAttemptSendsMiddlewareDeadline(t *testing.T) {
 		}
 		if !hd.has || hd.remaining > 200*time.Millisecond || hd.sent > 200*time.Millisecond {
 			t.Errorf("%s: the server's handler got a deadline %v away (RPC timeout %v sent); the caller's middleware gives the call 200ms", tc.name, hd.remaining, hd.sent)
+		}
+	}
+}
+
+// TestFirstResolutionTimeoutSaysWhichDeadline: a wait for the first
+// resolution ended by the attempt's deadline (a retry policy's
+// AttemptTimeout, a middleware's context) says whose deadline it was and
+// wraps context.DeadlineExceeded, as timeoutError does. It said "the call's
+// deadline passed" for a call that had none (WithRPCTimeout(0), no
+// context deadline).
+func TestFirstResolutionTimeoutSaysWhichDeadline(t *testing.T) {
+	r, err := retry.New(retry.Config{Default: retry.Policy{MaxAttempts: 2, Idempotent: true, AttemptTimeout: 50 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mw := func(next endpoint.Endpoint) endpoint.Endpoint {
+		return func(ctx context.Context, req, resp any) error {
+			ctx, cancel := context.WithTimeout(ctx, time.Second)
+			defer cancel()
+			return next(ctx, req, resp)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		opts []client.Option
+	}{
+		{"AttemptTimeout", []client.Option{client.WithRetry(r)}},
+		{"middleware WithTimeout", []client.Option{client.WithMiddleware(mw)}},
+	} {
+		opts := append([]client.Option{client.WithResolver(stuckResolver{}), client.WithRPCTimeout(0)}, tc.opts...)
+		c, err := client.New("Echo", opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = echo(context.Background(), c, &echoArgs{})
+		c.Close()
+		if strings.Contains(err.Error(), "the call's deadline passed") || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s: a call with no deadline of its own (WithRPCTimeout(0), no context deadline): %v (wraps DeadlineExceeded: %v)",
+				tc.name, err, errors.Is(err, context.DeadlineExceeded))
 		}
 	}
 }

@@ -54,6 +54,9 @@ func WithInstanceBreaker(g *circuitbreak.Group) Option {
 // whose breaker rejects the call (ctx and deadline: the attempt's).
 func (c *Client) pick(ctx context.Context, cs *callState, deadline time.Time) (string, error) {
 	addr, err := c.res.pick(ctx, cs, deadline)
+	if err == errResolveDeadline {
+		return "", rpcerr.Wrap(rpcerr.Timeout, c.timeoutError(cs, deadline, ""), "no address for "+c.service+" (waiting for the first resolution)")
+	}
 	if err != nil {
 		// A timeout or cancellation while waiting for addresses keeps its
 		// code; any other failure to find one is a connection error.

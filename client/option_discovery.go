@@ -239,9 +239,13 @@ func (d *discoveryResolver) waitReady(ctx context.Context, deadline time.Time) e
 	case <-ctx.Done():
 		return ctxError(ctx.Err(), "waiting for the first resolution of "+d.service)
 	case <-timeout:
-		return rpcerr.New(rpcerr.Timeout, "the call's deadline passed before the first resolution of "+d.service)
+		return errResolveDeadline
 	}
 }
+
+// errResolveDeadline: the attempt's deadline passed while waiting for the
+// first resolution; Client.pick says whose deadline it was.
+var errResolveDeadline = errors.New("the deadline passed before the first resolution")
 
 // retain closes the idle connections of the long pool to addresses not in
 // live, and those given back later. (A call that picked such an address
