@@ -117,7 +117,9 @@ func New(service string, opts ...Option) (*Client, error) {
 //     deadlines, a call whose request holds args' memory by reference
 //     (strings and binaries of buf.NocopyThreshold bytes and more) returns,
 //     canceled or timed out, only once that flush has ended, as does a
-//     call whose own write does the flush;
+//     call whose own write does the flush, and one whose write waits for
+//     the connection's write lock while another caller's flush (of a
+//     oneway request, or of the 16th request of a batch) holds it;
 //   - rpcerr.Connection: dialing, writing or reading failed (the connection
 //     is closed and the pool replaces it);
 //   - rpcerr.Protocol: the reply's bytes were bad or over WithMaxMessageSize;

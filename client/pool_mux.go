@@ -474,10 +474,13 @@ const muxFlushBatch = 16
 
 // lockWrite takes wmu for a writer that did not get it at once. While no
 // flush is under way the writer commits (counts itself in wq) and waits for
-// the lock: the holder only writes its frame and leaves the flush to it.
-// While one is, the writer waits, uncommitted, for the flush to end, but no
-// longer than its deadline and ctx: a peer that stops reading stalls a flush
-// until the latest deadline of the calls it carries.
+// the lock: the holder usually only writes its frame and leaves the flush
+// to it. While one is, the writer waits, uncommitted, for the flush to end,
+// but no longer than its deadline and ctx: a peer that stops reading stalls
+// a flush until the latest deadline of the calls it carries. A committed
+// writer's wait is not so bounded: a holder that flushes anyway (a oneway
+// caller, the writer of the muxFlushBatch-th frame, awaitFlush) holds it
+// for its whole flush.
 func (mc *muxConn) lockWrite(ctx context.Context, method string, deadline time.Time) error {
 	var timer *time.Timer
 	var timeout <-chan time.Time
