@@ -637,9 +637,10 @@ func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadli
 // error of a multiplexed call, when the call's deadline has passed: a
 // flush bounded by it (the latest of its frames' deadlines) that could not
 // finish fails the connection, but the call ran out of time, as Call says.
-// A request never sent stays marked so. Error path only.
+// A request never sent stays marked so. A client closed meanwhile keeps
+// its error, as Close says. Error path only.
 func (c *Client) overdue(cs *callState, deadline time.Time, addr string, err error) error {
-	if err == nil || deadline.IsZero() || rpcerr.CodeOf(err) != rpcerr.Connection || time.Now().Before(deadline) {
+	if err == nil || deadline.IsZero() || rpcerr.CodeOf(err) != rpcerr.Connection || c.closed.Load() || time.Now().Before(deadline) {
 		return err
 	}
 	terr := c.timeoutError(cs, deadline, addr)
