@@ -259,6 +259,8 @@ func checkModule(m string) error {
 			return bad("element " + strconv.Quote(elem) + " ends in a dot")
 		case windowsDevice(elem):
 			return bad("element " + strconv.Quote(elem) + " is a Windows device name (con, prn, aux, nul, com1-9, lpt1-9), which the go command refuses")
+		case elem == "vendor":
+			return bad("it has a vendor element: the go command takes the packages below one for vendored copies, which no package outside may import")
 		}
 		for _, r := range elem {
 			ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-._~+", r)
@@ -427,10 +429,12 @@ func (g *generator) plan(f *thrift.File) {
 
 // pathSegment makes s a directory name of a generated package: a valid Go
 // identifier (sanitizeIdent) that is not a Windows device name, which the go
-// command refuses in import paths on every platform (aux becomes aux_).
+// command refuses in import paths on every platform (aux becomes aux_), nor
+// vendor, below which it takes packages for vendored copies that no package
+// outside may import (vendor becomes vendor_).
 func pathSegment(s string) string {
 	s = sanitizeIdent(s)
-	if windowsDevice(s) {
+	if windowsDevice(s) || s == "vendor" {
 		s += "_"
 	}
 	return s

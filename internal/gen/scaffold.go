@@ -193,7 +193,7 @@ func (fg *fileGen) scaffoldSource(header string, pkgDoc bool) ([]byte, error) {
 	// This file is in the module's root directory.
 	for _, p := range other {
 		if root, ok := mayImport(strings.TrimSuffix(generated, "/"), p); !ok {
-			return nil, &Error{Pos: thrift.Pos{File: fg.f.Path}, Msg: fmt.Sprintf("the skeleton (package main in %s) would import %s for %s, which Go does not allow: only %s and the packages below it may import it; change the namespace go so that internal, if it is there, comes first", strings.TrimSuffix(generated, "/"), p, describeFile(fg.deps[p]), root)}
+			return nil, &Error{Pos: thrift.Pos{File: fg.f.Path}, Msg: fmt.Sprintf("the skeleton (package main in %s) would import %s for %s, which Go does not allow: only %s and the packages below it may import it, and the skeleton is not among them; change the namespace go so that its only internal element, if it has one, is its first", strings.TrimSuffix(generated, "/"), p, describeFile(fg.deps[p]), root)}
 		}
 	}
 	writeImport := func(p string) {
