@@ -78,3 +78,52 @@ func TestOnDisconnectWaitsForOnConnect(t *testing.T) {
 		})
 	}
 }
+
+// TestShutdownWaitsForDeferredOnDisconnect: the OnDisconnect of a
+// connection closed while OnConnect runs, deferred until OnConnect returns,
+// runs before Shutdown returns. The close forgets the connection, so
+// Shutdown does not wait for it; the deferred OnDisconnect was handed to
+// the loop's pool once OnConnect returned, when Shutdown had closed it, and
+// ran on a goroutine of its own after Shutdown had returned. It now runs on
+// OnConnect's pool goroutine, which Shutdown waits for.
+func TestShutdownWaitsForDeferredOnDisconnect(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inConnect := make(chan struct{})
+	var disconnected atomic.Bool
+	loop, err := netpoll.NewEventLoop(netpoll.Config{
+		OnRequest: func(ctx context.Context, c netpoll.Connection) error { return nil },
+		OnConnect: func(ctx context.Context, c netpoll.Connection) context.Context {
+			c.Close() // e.g. a connection refused by a limit
+			close(inConnect)
+			time.Sleep(100 * time.Millisecond)
+			return ctx
+		},
+		OnDisconnect: func(ctx context.Context, c netpoll.Connection) {
+			time.Sleep(20 * time.Millisecond)
+			disconnected.Store(true)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- loop.Serve(ln) }()
+	cl, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	<-inConnect
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := loop.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if !disconnected.Load() {
+		t.Errorf("Shutdown (its context not ended) returned before the connection's OnDisconnect ran: it runs on a goroutine outside the loop's pool")
+	}
+	<-served
+}

@@ -199,7 +199,9 @@ func (l *EventLoop) accepted(c *connection) {
 		c.connecting.Store(connectRunning)
 	}
 	if err := defaultManager.register(&c.op, wantRead); err != nil {
-		c.connected() // OnConnect will not run
+		if c.connected() { // OnConnect will not run
+			l.disconnected(c)
+		}
 		l.notServed(c, err, false)
 		closeFD(c.op.fd)
 		return
@@ -209,7 +211,9 @@ func (l *EventLoop) accepted(c *connection) {
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
-		c.connected() // OnConnect will not run
+		if c.connected() { // OnConnect will not run
+			l.disconnected(c)
+		}
 		l.notServed(c, ErrLoopClosed, true)
 		return
 	}
@@ -271,22 +275,35 @@ func (c *connection) connect() {
 			why = "netpoll: OnConnect panicked"
 		}
 		c.closeWith(errors.New(why))
-		c.connected()
+		owed := c.connected()
 		c.processing.Store(0)
 		c.finishIfDone()
+		if owed {
+			c.disconnectNow()
+		}
 	}()
 	c.setContext(l.cfg.OnConnect(c.context(), c))
 	done = true
-	c.connected()
+	owed := c.connected()
 	c.startServing()
+	if owed {
+		c.disconnectNow()
+	}
 }
 
 // connected records that OnConnect has returned (or will not run), after
-// its context is set: an OnDisconnect that waited for it runs now, with
-// that context.
-func (c *connection) connected() {
-	if c.connecting.Swap(connectNone) == connectOwed {
-		c.loop.disconnected(c)
+// its context is set, and reports whether an OnDisconnect waits for it,
+// which the caller then runs, with that context.
+func (c *connection) connected() (owed bool) {
+	return c.connecting.Swap(connectNone) == connectOwed
+}
+
+// disconnectNow runs OnDisconnect on the calling goroutine: connect's,
+// a task of the loop's pool, which Shutdown waits for (the connection,
+// closed, is no longer among those it waits for).
+func (c *connection) disconnectNow() {
+	if f := c.loop.cfg.OnDisconnect; f != nil {
+		f(c.context(), c)
 	}
 }
 
