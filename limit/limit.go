@@ -4,8 +4,10 @@
 //
 // A rejection is decided at once, with atomic operations (and, for the
 // token bucket, one short critical section): nothing waits for capacity.
-// The server answers a rejected request with an error of code
-// rpcerr.Overloaded; [Reason.Err] builds it.
+// The server answers a request rejected by the QPS or in-flight bound with
+// an error of code rpcerr.Overloaded, which [Reason.Err] builds; a
+// connection over the connection bound it closes unanswered (its client
+// sees a Connection error).
 //
 // The package imports only rpcerr; the server wires it in through
 // server.WithMaxConnections, server.WithMaxQPS and server.WithMaxInFlight.

@@ -46,8 +46,9 @@ const (
 	// Business: the handler reported a business status ([*BizStatusError]),
 	// carried in TTHeader.
 	Business
-	// Overloaded: a server limit (connections, QPS, in-flight requests)
-	// rejected the request at once.
+	// Overloaded: a server limit (QPS, in-flight requests) rejected the
+	// request at once. (A connection over a server's connection limit is
+	// closed unanswered: its calls fail with Connection.)
 	Overloaded
 	// ShuttingDown: the server is stopping and rejected the request.
 	ShuttingDown

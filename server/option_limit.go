@@ -4,7 +4,7 @@ package server
 // answered (oneway requests included). A request beyond it is answered at
 // once, without decoding its arguments, with an ApplicationException whose
 // message is the text of an rpcerr.Overloaded error (a Petrel client returns
-// that code; see [Server] for the wire form), and is counted in
+// that code; the package doc gives the wire form), and is counted in
 // Stats().RejectedInFlight. The rejection is decided and written by the
 // goroutine that read the request, right after reading its header: no
 // handler goroutine is scheduled and the arguments are not decoded. (In

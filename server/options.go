@@ -91,7 +91,9 @@ func WithMiddleware(mw ...endpoint.Middleware) Option {
 }
 
 // WithMaxConnections bounds the open connections: a connection accepted
-// beyond n is closed at once and counted in Stats().RejectedConnections.
+// beyond n is closed at once, unanswered (its client's calls fail with an
+// rpcerr.Connection error, not Overloaded), and counted in
+// Stats().RejectedConnections.
 // Default 0: no limit.
 func WithMaxConnections(n int) Option {
 	return optionFunc(func(c *config) { c.maxConns = n })

@@ -144,7 +144,7 @@ func largePayload() *pp.Large {
 
 // mapsPayload is about 19 KB on the wire and dominated by small maps: 40
 // items with a 4-entry map<string, string> each, 20 headers, 50 counters
-// (110 maps of strings), plus 200 ids, 100 doubles and a 2 KiB binary.
+// (42 maps, 230 entries), plus 200 ids, 100 doubles and a 2 KiB binary.
 func mapsPayload() *pp.Maps {
 	f := newFiller(20)
 	v := &pp.Maps{
