@@ -30,9 +30,10 @@ type Client struct {
 	mux       *muxPool             // nil without mux
 	fb        loadbalance.Feedback // WithLoadBalancer's, told each call's outcome; nil: none
 
-	seq     atomic.Int32
-	closed  atomic.Bool
-	timeout msCache // text of the last KeyRPCTimeout sent
+	seq        atomic.Int32
+	closed     atomic.Bool
+	closeDials context.CancelFunc // ends dials in progress (Close)
+	timeout    msCache            // text of the last KeyRPCTimeout sent
 }
 
 // New returns a client of service (the callee's service name, sent in
@@ -75,6 +76,7 @@ func New(service string, opts ...Option) (*Client, error) {
 		res:       cfg.resolver,
 		dialer:    dialer{network: cfg.network, timeout: cfg.connectTimeout},
 	}
+	c.dialer.closing, c.closeDials = context.WithCancel(context.Background())
 	switch cfg.pool {
 	case poolShort:
 		c.pool = &shortPool{d: &c.dialer}
@@ -193,6 +195,7 @@ func (c *Client) Close() error {
 	if c.closed.Swap(true) {
 		return nil
 	}
+	c.closeDials()
 	if d, ok := c.res.(*discoveryResolver); ok {
 		d.stop()
 	}

@@ -61,14 +61,17 @@ func (pc *pconn) close() { pc.conn.Close() }
 // dialer opens connections for the pools.
 type dialer struct {
 	network string
-	timeout time.Duration // connect timeout; 0: none
+	timeout time.Duration   // connect timeout; 0: none
+	closing context.Context // canceled by the client's Close, which ends dials in progress; nil: none
 }
 
 // dial connects to addr before the earlier of the connect timeout and the
 // call's deadline. A dial cut short by the call's deadline is a Timeout
 // error; any other failure, the connect timeout included (its error says
-// so, with its value), a Connection error.
-func (d *dialer) dial(ctx context.Context, addr string, deadline time.Time) (netpoll.Connection, error) {
+// so, with its value), a Connection error. The client's Close ends it,
+// and so does the end of ctx, the attempt's, when the dial is the call's
+// own (own; a multiplexed slot's is shared by the calls waiting for it).
+func (d *dialer) dial(ctx context.Context, addr string, deadline time.Time, own bool) (netpoll.Connection, error) {
 	timeout := d.timeout
 	byCall := false
 	if !deadline.IsZero() {
@@ -81,8 +84,23 @@ func (d *dialer) dial(ctx context.Context, addr string, deadline time.Time) (net
 		}
 	}
 	nd := netpoll.Dialer{Timeout: timeout}
-	conn, err := nd.DialContext(outliving(ctx), d.network, addr)
+	// Not ctx itself: the call's context reports the call's deadline but
+	// is not done at it (the client enforces it), and a context derived
+	// from it would wait for that. The caller's own context is honest;
+	// ctx's end is linked in.
+	dctx, cancel := context.WithCancel(outliving(ctx))
+	defer cancel()
+	if own {
+		defer context.AfterFunc(ctx, cancel)()
+	}
+	if d.closing != nil {
+		defer context.AfterFunc(d.closing, cancel)()
+	}
+	conn, err := nd.DialContext(dctx, d.network, addr)
 	if err != nil {
+		if d.closing != nil && d.closing.Err() != nil {
+			return nil, connError(errClientClosed, "dialing "+addr)
+		}
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxError(ctxErr, "dialing "+addr)
 		}

@@ -11,8 +11,9 @@ import (
 )
 
 var (
-	// errClientClosed reports a call on a closed Client.
-	errClientClosed = rpcerr.New(rpcerr.Connection, "client: the client is closed")
+	// errClientClosed reports a call on a closed Client: a Connection
+	// error that no retry can mend (rpcerr.Final).
+	errClientClosed error = &closedError{rpcerr.New(rpcerr.Connection, "client: the client is closed")}
 	// errDrained is why a multiplexed connection closes after the server
 	// asked to drop it.
 	errDrained = errors.New("client: connection dropped at the server's request")
@@ -20,6 +21,15 @@ var (
 	// for another.
 	errRetry = errors.New("client: connection is draining")
 )
+
+// closedError marks the failures of a closed client final: the retry
+// middleware stops, where a Connection error not sent would be retried
+// through its whole backoff schedule after Close.
+type closedError struct{ err error }
+
+func (e *closedError) Error() string { return e.err.Error() }
+func (e *closedError) Unwrap() error { return e.err }
+func (e *closedError) Final() bool   { return true }
 
 // connError classifies why a connection failed: a transport error for bad
 // bytes keeps its code (Protocol); anything else is a Connection error.

@@ -68,7 +68,13 @@ type connSet struct {
 // dial dials addr and adds the connection, unless closeAll ran meanwhile:
 // then it closes it and fails with errClientClosed.
 func (s *connSet) dial(ctx context.Context, d *dialer, addr string, deadline time.Time) (*pconn, error) {
-	conn, err := d.dial(ctx, addr, deadline)
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed { // no connection to the server once Close has run
+		return nil, errClientClosed
+	}
+	conn, err := d.dial(ctx, addr, deadline, true)
 	if err != nil {
 		return nil, err
 	}
@@ -260,15 +266,49 @@ func (p *longPool) put(pc *pconn, reusable bool) {
 	// check before the lock let a close fall between it and the insertion:
 	// forgetClosed found nothing to remove, and the dead connection held a
 	// room of the pool until a get or the janitor came to it.)
-	if !pc.conn.IsActive() || p.closed || len(list) >= p.cfg.MaxIdlePerAddress ||
-		(p.cfg.MaxIdleGlobal > 0 && p.nidle >= p.cfg.MaxIdleGlobal) || (p.live != nil && !kept) {
+	if !pc.conn.IsActive() || p.closed || (p.live != nil && !kept) {
 		p.mu.Unlock()
 		p.discard(pc)
 		return
 	}
+	var expired []*pconn
+	if p.full(list) {
+		// The room may be held by connections no get will hand out again:
+		// idle for MaxIdleTimeout, counted from their calls' start (a call
+		// longer than that gives its connection back expired). They leave
+		// for pc, unless pc has expired too. Only here is the clock read.
+		now := time.Now()
+		if now.Sub(pc.idleSince) < p.cfg.MaxIdleTimeout {
+			n := 0
+			for n < len(list) && now.Sub(list[n].idleSince) >= p.cfg.MaxIdleTimeout {
+				n++ // oldest first
+			}
+			expired = slices.Clone(list[:n])
+			list = slices.Delete(list, 0, n)
+			p.nidle -= n
+		}
+		if p.full(list) {
+			p.idle[pc.addr] = list
+			p.mu.Unlock()
+			for _, old := range expired {
+				p.discard(old)
+			}
+			p.discard(pc)
+			return
+		}
+	}
 	p.idle[pc.addr] = append(list, pc)
 	p.nidle++
 	p.mu.Unlock()
+	for _, old := range expired {
+		p.discard(old)
+	}
+}
+
+// full reports whether an address whose idle connections are list has no
+// room for another: MaxIdlePerAddress, or MaxIdleGlobal in all. p.mu held.
+func (p *longPool) full(list []*pconn) bool {
+	return len(list) >= p.cfg.MaxIdlePerAddress || (p.cfg.MaxIdleGlobal > 0 && p.nidle >= p.cfg.MaxIdleGlobal)
 }
 
 // sweep closes the connections idle for MaxIdleTimeout or closed by their

@@ -133,7 +133,15 @@ func (p *muxPool) get(ctx context.Context, addr string, deadline time.Time) (*mu
 	if mc := s.conns[i].Load(); mc != nil && mc.usable() {
 		return mc, nil
 	}
-	conn, err := p.d.dial(ctx, addr, deadline)
+	p.mu.RLock()
+	closed := p.closed
+	p.mu.RUnlock()
+	if closed { // Close came while this caller waited for another's dial
+		return nil, errClientClosed
+	}
+	// The dial is the slot's, which other callers wait for: a middleware's
+	// cancellation of this call does not end it (Close does).
+	conn, err := p.d.dial(ctx, addr, deadline, false)
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +193,7 @@ func (p *muxPool) close() {
 	p.mu.Lock()
 	p.closed = true
 	closing := slices.Collect(maps.Keys(p.live))
+	clear(p.addrs) // PoolStats counts no address once closed
 	p.mu.Unlock()
 	for _, mc := range closing {
 		mc.shutdown(errClientClosed)

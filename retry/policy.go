@@ -169,8 +169,12 @@ func refused(err error) bool {
 	return false
 }
 
-// mayRetry applies the idempotency rule, then the policy's predicate.
+// mayRetry applies the idempotency rule, then the policy's predicate. A
+// final failure ([rpcerr.Final]: the client was closed) is never retried.
 func (p *Policy) mayRetry(err error) bool {
+	if rpcerr.Final(err) {
+		return false
+	}
 	if !p.Idempotent && !NotSent(err) && !refused(err) {
 		return false
 	}

@@ -229,6 +229,15 @@ func NotSent(err error) bool {
 	return errors.As(err, &ns) && ns.RequestNotSent()
 }
 
+// Final reports whether err says that no later attempt of the call can
+// succeed: an error in its chain has the method Final() returning true.
+// The client marks so the failures of a call on a closed client; retry
+// never retries them, whatever its policy.
+func Final(err error) bool {
+	var f interface{ Final() bool }
+	return errors.As(err, &f) && f.Final()
+}
+
 // CodeOf returns the code of err:
 //   - OK for nil;
 //   - the Code of the first [*Error] in err's chain ([Internal] if that is
