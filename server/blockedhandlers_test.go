@@ -59,15 +59,15 @@ func TestConnectionsReadWhileHandlerPoolIsFull(t *testing.T) {
 		t.Fatalf("%d requests in flight, want %d", got, conns*per)
 	}
 
-	// A connection opened and closed now is disconnected (its place in
-	// the limiter given back by OnDisconnect).
+	// A connection opened and closed now is closed by the server too (its
+	// place in the limiter given back as it closes).
 	closed := dial(t, addr, transport.TTHeader)
 	if got := waitStat(func() int64 { return s.Stats().Connections }, conns+1); got != conns+1 {
 		t.Fatalf("%d connections open, want %d", got, conns+1)
 	}
 	closed.conn.Close()
 	if got := waitStat(func() int64 { return s.Stats().Connections }, conns); got != conns {
-		t.Fatalf("%d connections open after one closed, want %d: OnDisconnect did not run", got, conns)
+		t.Fatalf("%d connections open after one closed, want %d: the server did not close it", got, conns)
 	}
 
 	// A request on a new connection is read and answered: one refused by

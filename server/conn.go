@@ -63,10 +63,27 @@ func (s *Server) onPrepare(conn netpoll.Connection) context.Context {
 	cs.rd = reqReader{Reader: conn.Reader(), cs: cs}
 	if s.lim.AcquireConn() {
 		cs.counted.Store(true)
+		// The place is given back when the connection closes, not at
+		// OnDisconnect: that runs at the peer's close (a half-close
+		// too), while the server may still serve the connection and
+		// write its replies. A client half-closing connections one after
+		// another would otherwise hold any number of them open.
+		conn.AddCloseCallback(func(netpoll.Connection) error {
+			cs.releaseConn()
+			return nil
+		})
 	} else {
 		cs.reject = true
 	}
 	return context.WithValue(context.Background(), connKey{}, cs)
+}
+
+// releaseConn gives back the connection's place in WithMaxConnections'
+// count, once.
+func (cs *connState) releaseConn() {
+	if cs.counted.CompareAndSwap(true, false) {
+		cs.s.lim.ReleaseConn()
+	}
 }
 
 func (s *Server) onConnect(ctx context.Context, conn netpoll.Connection) context.Context {
@@ -74,16 +91,10 @@ func (s *Server) onConnect(ctx context.Context, conn netpoll.Connection) context
 		s.stats.rejectedConns.Add(1)
 		conn.Close()
 		// nil keeps the context set by onPrepare: netpoll does not store it
-		// again, which would race with OnDisconnect reading it.
+		// again.
 		return nil
 	}
 	return ctx
-}
-
-func (s *Server) onDisconnect(ctx context.Context, conn netpoll.Connection) {
-	if cs, _ := ctx.Value(connKey{}).(*connState); cs != nil && cs.counted.CompareAndSwap(true, false) {
-		s.lim.ReleaseConn()
-	}
 }
 
 // maxConnInflight bounds the TTHeader requests of one connection served

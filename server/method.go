@@ -118,12 +118,25 @@ func (s *Server) lookup(name, idlSvc, toSvc string) *method {
 func (s *Server) unknownMethodText(name, idlSvc string) string {
 	if svc, meth, ok := strings.Cut(name, ":"); ok {
 		if _, known := s.bySvc[svc]; !known {
-			return "server: unknown service " + strconv.Quote(svc) + " in the method name " + strconv.Quote(name)
+			return "server: unknown service " + quoteName(svc) + " in the method name " + quoteName(name)
 		}
-		return "server: service " + strconv.Quote(svc) + " has no method " + strconv.Quote(meth)
+		return "server: service " + quoteName(svc) + " has no method " + quoteName(meth)
 	}
 	if _, known := s.bySvc[idlSvc]; known && idlSvc != "" {
-		return "server: service " + strconv.Quote(idlSvc) + " (the request's IDL service name) has no method " + strconv.Quote(name)
+		return "server: service " + quoteName(idlSvc) + " (the request's IDL service name) has no method " + quoteName(name)
 	}
-	return "server: unknown method " + strconv.Quote(name)
+	return "server: unknown method " + quoteName(name)
 }
+
+// quoteName quotes a name the client sent for an error's text, its first
+// maxQuotedName bytes only: quoting takes up to 4 bytes a byte, and a reply
+// to a name of megabytes would be larger than the request, and than the
+// message size both sides accept.
+func quoteName(name string) string {
+	if len(name) <= maxQuotedName {
+		return strconv.Quote(name)
+	}
+	return strconv.Quote(name[:maxQuotedName]) + "... (" + strconv.Itoa(len(name)) + " bytes)"
+}
+
+const maxQuotedName = 256

@@ -241,7 +241,6 @@ func (s *Server) Serve(ln net.Listener) error {
 		OnRequest:    s.onRequest,
 		OnPrepare:    s.onPrepare,
 		OnConnect:    s.onConnect,
-		OnDisconnect: s.onDisconnect,
 		WriteTimeout: s.cfg.writeTimeout,
 		IdleTimeout:  s.cfg.idleTimeout,
 		Pool:         readers,
@@ -279,7 +278,7 @@ func (s *Server) Serve(ln net.Listener) error {
 
 // The server runs two pools of goroutines, so that reading connections
 // never waits behind handlers. The readers pool runs the connections'
-// readers (onRequest), netpoll's callbacks (OnConnect, OnDisconnect) and
+// readers (onRequest), netpoll's OnConnect and
 // the handlers a reader runs itself (Framed and Buffered requests, and
 // TTHeader requests past maxConnInflight on one connection). netpoll hands
 // it at most one reader per connection, so it is not bounded further:
@@ -287,7 +286,7 @@ func (s *Server) Serve(ln net.Listener) error {
 // of at most handlerPool goroutines; past them, requests read wait in the
 // pool's queue, in order, for a handler to return (WithMaxInFlight bounds
 // them). However many handlers block, connections are still read: a
-// request that would unblock them, a new connection, an OnDisconnect.
+// request that would unblock them, a new connection, a close.
 const (
 	handlerPool = gopool.DefaultMaxWorkers
 	readerPool  = math.MaxInt
