@@ -18,6 +18,12 @@ const (
 	MaxHeaderSize = 64 << 10
 	// maxInfoString is the longest string in a header: its length is a uint16.
 	maxInfoString = 1<<16 - 1
+	// MaxInfoEntries is the most key/value entries (INFO_KEYVALUE and
+	// INFO_INTKEYVALUE together) Petrel accepts in a header. Each entry
+	// becomes a map entry of the Header, which a request holds while it is
+	// served: 16,000 entries of 4 bytes (64 KiB on the wire) took some
+	// 860 KiB of memory.
+	MaxInfoEntries = 1024
 )
 
 // TTHeader info block ids.
@@ -215,6 +221,7 @@ type infoDecoder struct {
 	hb       []byte
 	arena    []byte
 	remember bool // remember new strings in h (small headers only)
+	entries  int  // key/value entries read so far (MaxInfoEntries)
 }
 
 // u16 reads a uint16 at pos; what and part name it in errors.
@@ -246,6 +253,9 @@ func (d *infoDecoder) count(pos, min int, what string) (int, int, error) {
 	}
 	if int(c)*min > len(d.hb)-pos {
 		return 0, pos, protoErr(ErrBadFrame, "ttheader: %d %s entries declared, only %d header bytes left", c, what, len(d.hb)-pos)
+	}
+	if d.entries += int(c); d.entries > MaxInfoEntries {
+		return 0, pos, protoErr(ErrBadFrame, "ttheader: %d key/value entries, over the limit of %d", d.entries, MaxInfoEntries)
 	}
 	return int(c), pos, nil
 }
@@ -374,6 +384,9 @@ func (h *Header) infoSize() (int, error) {
 			return 0, protoErr(ErrHeaderTooLarge, "ttheader: ACL token is %d bytes, at most %d fit", len(h.ACLToken), maxInfoString)
 		}
 		n += 3 + len(h.ACLToken)
+	}
+	if e := len(h.StrInfo) + len(h.IntInfo); e > MaxInfoEntries {
+		return 0, protoErr(ErrHeaderTooLarge, "ttheader: %d key/value entries, over the limit of %d that a Petrel peer accepts", e, MaxInfoEntries)
 	}
 	n += (4 - n%4) % 4
 	if n > MaxHeaderSize {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/petrel-rpc/petrel/buf"
@@ -424,7 +425,7 @@ func TestTTHeaderFramedPayload(t *testing.T) {
 // Header that never saw the large one holds.
 func TestHeaderResetDropsLargeMaps(t *testing.T) {
 	var big transport.Header
-	for i := range 3000 {
+	for i := range transport.MaxInfoEntries / 2 {
 		big.SetStr("k"+strconv.Itoa(10000+i), "v")
 		big.SetInt(uint16(100+i), "w")
 	}
@@ -445,7 +446,7 @@ func TestHeaderResetDropsLargeMaps(t *testing.T) {
 	hs := make([]transport.Header, n)
 	before := heap()
 	for i := range hs {
-		if _, _, err := transport.DecodeTTHeader(bigFrame, 0, &hs[i]); err != nil || len(hs[i].StrInfo) != 3000 || len(hs[i].IntInfo) != 3000 {
+		if _, _, err := transport.DecodeTTHeader(bigFrame, 0, &hs[i]); err != nil || len(hs[i].StrInfo) != transport.MaxInfoEntries/2 || len(hs[i].IntInfo) != transport.MaxInfoEntries/2 {
 			t.Fatalf("large frame: %v, %d and %d keys", err, len(hs[i].StrInfo), len(hs[i].IntInfo))
 		}
 		if _, _, err := transport.DecodeTTHeader(ttVector, 0, &hs[i]); err != nil || len(hs[i].StrInfo) != 1 {
@@ -454,7 +455,49 @@ func TestHeaderResetDropsLargeMaps(t *testing.T) {
 	}
 	after := heap()
 	if per := (int64(after) - int64(before)) / n; per > 16<<10 {
-		t.Fatalf("a Header holds %d bytes after a 3,000-key frame and a 1-key frame, want <= 16 KiB", per)
+		t.Fatalf("a Header holds %d bytes after a 1,024-key frame and a 1-key frame, want <= 16 KiB", per)
 	}
 	runtime.KeepAlive(hs)
+}
+
+// TestInfoEntriesBounded: a header of more than MaxInfoEntries key/value
+// entries is refused, by the encoder and by the decoder. Each entry becomes
+// a map entry that a request holds while it is served: 16,000 integer keys
+// with empty values (64 KiB on the wire) took some 860 KiB, 14 times their
+// frame, for every request in flight.
+func TestInfoEntriesBounded(t *testing.T) {
+	var h transport.Header
+	for i := range transport.MaxInfoEntries + 1 {
+		h.SetInt(uint16(100+i), "")
+	}
+	if _, err := transport.BeginFrame(buf.NewLinkBuffer(), transport.TTHeader, &h, 0); !errors.Is(err, transport.ErrHeaderTooLarge) {
+		t.Fatalf("encoding %d entries: %v, want ErrHeaderTooLarge", transport.MaxInfoEntries+1, err)
+	}
+	// The decoder: INFO_INTKEYVALUE with MaxInfoEntries+1 empty values.
+	n := transport.MaxInfoEntries + 1
+	hdr := []byte{0x00, 0x00, 0x10, byte(n >> 8), byte(n)}
+	for i := range n {
+		hdr = append(hdr, byte((100+i)>>8), byte(100+i), 0, 0)
+	}
+	for len(hdr)%4 != 0 {
+		hdr = append(hdr, 0)
+	}
+	frame := binary.BigEndian.AppendUint32(nil, uint32(10+len(hdr)+1))
+	frame = append(frame, 0x10, 0x00, 0x00, 0x00, 0, 0, 0, 1)
+	frame = binary.BigEndian.AppendUint16(frame, uint16(len(hdr)/4))
+	frame = append(frame, hdr...)
+	frame = append(frame, 0x00) // one payload byte
+	var got transport.Header
+	_, _, err := transport.DecodeTTHeader(frame, 0, &got)
+	if err == nil || !strings.Contains(err.Error(), "key/value entries") {
+		t.Fatalf("decoding %d entries: %v (%d kept), want an error naming the limit", n, err, len(got.IntInfo))
+	}
+	// One fewer is fine.
+	h = transport.Header{}
+	for i := range transport.MaxInfoEntries {
+		h.SetInt(uint16(100+i), "")
+	}
+	if _, err := transport.BeginFrame(buf.NewLinkBuffer(), transport.TTHeader, &h, 0); err != nil {
+		t.Fatalf("encoding %d entries: %v", transport.MaxInfoEntries, err)
+	}
 }
