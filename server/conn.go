@@ -41,7 +41,8 @@ type connState struct {
 	// TTHeader requests of this connection read and not yet answered; each
 	// holds the connection (netpoll Hold), so that a client that shuts down
 	// its sending side after its requests still gets their replies.
-	inflight atomic.Int32
+	inflight      atomic.Int32
+	inflightBytes atomic.Int64 // their messages' bytes
 	// closing is set when the reader has met what ends the connection
 	// (bad bytes, a request not arriving whole in time) while TTHeader
 	// calls read before were in flight: the last of them closes it
@@ -98,8 +99,15 @@ func (s *Server) onConnect(ctx context.Context, conn netpoll.Connection) context
 }
 
 // maxConnInflight bounds the TTHeader requests of one connection served
-// at once; beyond it the connection's reader serves requests itself.
-const maxConnInflight = 1024
+// at once, and maxConnInflightBytes their frames' bytes; beyond either the
+// connection's reader serves requests itself. Each request read is copied
+// out of the input into its arguments, so the input cap does not push
+// back on a client that pipelines: counted alone, 1024 requests of the
+// default WithMaxMessageSize held 16 GiB for one connection.
+const (
+	maxConnInflight      = 1024
+	maxConnInflightBytes = 32 << 20
+)
 
 // maxQueued is the most replies a flush waits for: the in-order replies
 // written while more requests are waiting (those answered without a
@@ -360,14 +368,18 @@ func (r *reqReader) Slice(n int) (buf.Reader, error) {
 	return r.Reader.Slice(n)
 }
 
-// callStarted and callDone count a TTHeader call in flight and hold the
-// connection for it.
-func (cs *connState) callStarted() int32 {
+// callStarted and callDone count a TTHeader call in flight, of size bytes,
+// and hold the connection for it. callStarted reports whether the calls
+// in flight are within maxConnInflight and maxConnInflightBytes.
+func (cs *connState) callStarted(size int64) bool {
 	cs.conn.Hold()
-	return cs.inflight.Add(1)
+	n := cs.inflight.Add(1)
+	b := cs.inflightBytes.Add(size)
+	return n <= maxConnInflight && b <= maxConnInflightBytes
 }
 
-func (cs *connState) callDone() {
+func (cs *connState) callDone(size int64) {
+	cs.inflightBytes.Add(-size)
 	if cs.inflight.Add(-1) == 0 && cs.closing.Load() {
 		cs.conn.Close() // see endAfterCalls
 	}
@@ -406,7 +418,7 @@ func (cs *connState) dropInput() {
 // connection's input until it is released here.
 func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32, body []byte, concurrent bool) error {
 	r := c.cs.conn.Reader()
-	c.seq = seq
+	c.seq, c.size = seq, int64(len(body))
 	c.payload = c.hdr.PayloadProtocol
 	var now int64
 	if s.lim.NeedsClock() || s.draining.Load() || s.cfg.tracer != nil || s.rejectTimed != nil || c.hdr.IntInfo[transport.KeyRPCTimeout] != "" {
@@ -494,7 +506,7 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 			c.deadline = now + int64(c.timeout)
 		}
 	}
-	if concurrent && c.cs.callStarted() <= maxConnInflight {
+	if concurrent && c.cs.callStarted(c.size) {
 		if s.pool.Submit(context.Background(), c.run) == nil {
 			return nil
 		}
@@ -544,6 +556,7 @@ type call struct {
 	args     thrift.FastCodec
 	ctx      *callCtx // made with the arguments (see decodeArgs)
 	seq      int32
+	size     int64 // of the request's message, for maxConnInflightBytes
 	payload  uint8
 	oneway   bool
 	timeout  time.Duration
@@ -566,7 +579,7 @@ func getCall() *call { return callPool.Get().(*call) }
 
 func putCall(c *call) {
 	c.s, c.cs, c.m, c.args, c.ctx = nil, nil, nil, nil, nil
-	c.seq, c.payload, c.oneway, c.timeout, c.deadline = 0, 0, false, 0, 0
+	c.seq, c.size, c.payload, c.oneway, c.timeout, c.deadline = 0, 0, 0, false, 0, 0
 	if c.st.Side != 0 {
 		c.st.Reset()
 	}
@@ -689,10 +702,10 @@ func (cs *connState) answerUnserved(name string, seq int32) {
 func (c *call) free(result thrift.FastCodec) {
 	c.m.putArgs(c.args)
 	c.m.putResult(result)
-	cs := c.cs
+	cs, size := c.cs, c.size
 	putCall(c)
 	if cs.proto == transport.TTHeader {
-		cs.callDone()
+		cs.callDone(size)
 	}
 }
 

@@ -21,9 +21,10 @@
 //     server's handler pool; replies are written under the connection's
 //     write lock, and the last of several writers, or the writer of the
 //     16th reply since the last flush, flushes for all of them. At most
-//     1024 requests of one connection are served at once; beyond that the
-//     connection's reader serves requests itself and stops reading, which
-//     pushes back on the client. The handler pool runs at most 10,000
+//     1024 requests of one connection, and 32 MiB of their messages, are
+//     served at once; beyond that the connection's reader serves requests
+//     itself and stops reading, which pushes back on the client. The
+//     handler pool runs at most 10,000
 //     handlers at once: a TTHeader request read while that many run waits,
 //     in the order read, until one returns (so a handler that waits for a
 //     later TTHeader request may wait for good once 10,000 do;
