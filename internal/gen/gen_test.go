@@ -653,17 +653,7 @@ func TestGoFileNamesBuilt(t *testing.T) {
 		"common.thrift":      "namespace go x\nstruct E { 1: i32 x }\n",
 		"case.thrift":        "include \"Common.thrift\"\ninclude \"common.thrift\"\nstruct F { 1: Common.D d, 2: common.E e }\n",
 	}
-	read := func(p string) ([]byte, error) {
-		if s, ok := srcs[p]; ok {
-			return []byte(s), nil
-		}
-		return nil, fs.ErrNotExist
-	}
-	f, err := thrift.ParseFile("main.thrift", thrift.ParseOptions{ReadFile: read})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := gen.Generate(f, gen.Options{Module: "m.example/out"})
+	out, err := gen.Generate(parseFiles(t, "main.thrift", srcs), gen.Options{Module: "m.example/out"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -676,11 +666,7 @@ func TestGoFileNamesBuilt(t *testing.T) {
 			t.Errorf("no %s among %v", want, got)
 		}
 	}
-	f, err = thrift.ParseFile("case.thrift", thrift.ParseOptions{ReadFile: read})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := gen.Generate(f, gen.Options{Module: "m.example/out"}); err == nil || !strings.Contains(err.Error(), "differs only in case") {
+	if _, err := gen.Generate(parseFiles(t, "case.thrift", srcs), gen.Options{Module: "m.example/out"}); err == nil || !strings.Contains(err.Error(), "differs only in case") {
 		t.Errorf("Generate of x/Common.go and x/common.go: %v, want an error", err)
 	}
 }
