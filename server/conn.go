@@ -104,9 +104,13 @@ func (s *Server) onConnect(ctx context.Context, conn netpoll.Connection) context
 // out of the input into its arguments, so the input cap does not push
 // back on a client that pipelines: counted alone, 1024 requests of the
 // default WithMaxMessageSize held 16 GiB for one connection.
+// The first call in flight runs on the pool whatever its size. A handler
+// that waits for a later request of its own connection (a long poll
+// another call releases) may wait for good past either bound, as the
+// reader serves the request before it.
 const (
 	maxConnInflight      = 1024
-	maxConnInflightBytes = 32 << 20
+	maxConnInflightBytes = 256 << 20
 )
 
 // maxQueued is the most replies a flush waits for: the in-order replies
@@ -375,7 +379,7 @@ func (cs *connState) callStarted(size int64) bool {
 	cs.conn.Hold()
 	n := cs.inflight.Add(1)
 	b := cs.inflightBytes.Add(size)
-	return n <= maxConnInflight && b <= maxConnInflightBytes
+	return n <= maxConnInflight && (b <= maxConnInflightBytes || n == 1)
 }
 
 func (cs *connState) callDone(size int64) {

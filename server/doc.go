@@ -21,9 +21,11 @@
 //     server's handler pool; replies are written under the connection's
 //     write lock, and the last of several writers, or the writer of the
 //     16th reply since the last flush, flushes for all of them. At most
-//     1024 requests of one connection, and 32 MiB of their messages, are
-//     served at once; beyond that the connection's reader serves requests
-//     itself and stops reading, which pushes back on the client. The
+//     1024 requests of one connection, and 256 MiB of their messages (but
+//     always one), are served at once; beyond that the connection's reader
+//     serves requests itself and stops reading, which pushes back on the
+//     client (a handler that waits for a later request of its own
+//     connection may then wait for good). The
 //     handler pool runs at most 10,000
 //     handlers at once: a TTHeader request read while that many run waits,
 //     in the order read, until one returns (so a handler that waits for a

@@ -30,7 +30,8 @@ var (
 	// (TTHeader transforms, an unknown payload protocol, Apache THeader).
 	ErrUnsupported = errors.New("transport: unsupported")
 	// ErrHeaderTooLarge: a Header cannot be encoded (a string over 65535
-	// bytes, a header over MaxHeaderSize).
+	// bytes, more than MaxInfoEntries key/value entries, a header over
+	// MaxHeaderSize).
 	ErrHeaderTooLarge = errors.New("transport: header too large")
 )
 

@@ -39,7 +39,8 @@ type RefusedFrame struct {
 // fixed part and PROTOCOL ID were read: one whose header size does not fit
 // the frame or exceeds MaxHeaderSize, declares a transform, or holds an info
 // block that cannot be decoded (an unknown info id, a count or string past
-// the header), or whose TTHeaderFramed payload length is wrong. A server
+// the header, more than MaxInfoEntries entries), or whose TTHeaderFramed
+// payload length is wrong. A server
 // can answer such a request with an exception under the frame's sequence
 // id instead of closing the connection unanswered.
 func RefusedFrameOf(err error) (RefusedFrame, bool) {
