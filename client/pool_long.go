@@ -275,17 +275,28 @@ func (p *longPool) put(pc *pconn, reusable bool) {
 	if p.full(list) {
 		// The room may be held by connections no get will hand out again:
 		// idle for MaxIdleTimeout, counted from their calls' start (a call
-		// longer than that gives its connection back expired). They leave
-		// for pc, unless pc has expired too. Only here is the clock read.
+		// longer than that gives its connection back expired, at any place
+		// in the list). They leave for pc, unless pc has expired too: the
+		// address's, and when the pool's room is what is full, every
+		// address's. Only here is the clock read.
 		now := time.Now()
 		if now.Sub(pc.idleSince) < p.cfg.MaxIdleTimeout {
-			n := 0
-			for n < len(list) && now.Sub(list[n].idleSince) >= p.cfg.MaxIdleTimeout {
-				n++ // oldest first
+			stale := func(old *pconn) bool {
+				if now.Sub(old.idleSince) < p.cfg.MaxIdleTimeout {
+					return false
+				}
+				expired = append(expired, old)
+				return true
 			}
-			expired = slices.Clone(list[:n])
-			list = slices.Delete(list, 0, n)
-			p.nidle -= n
+			list = slices.DeleteFunc(list, stale)
+			if p.cfg.MaxIdleGlobal > 0 && p.nidle-len(expired) >= p.cfg.MaxIdleGlobal {
+				for addr, other := range p.idle {
+					if addr != pc.addr {
+						p.idle[addr] = slices.DeleteFunc(other, stale)
+					}
+				}
+			}
+			p.nidle -= len(expired)
 		}
 		if p.full(list) {
 			p.idle[pc.addr] = list

@@ -8,6 +8,7 @@
 // # What is retried
 //
 // A failed attempt is sent again when all of these hold:
+//   - the failure is not final ([rpcerr.Final]: the client was closed);
 //   - the idempotency rule: the method is marked Idempotent, or the request
 //     provably did not reach the server ([NotSent]: the client found no
 //     address, could not dial, or could not encode the request), or the

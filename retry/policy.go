@@ -42,7 +42,8 @@ type Policy struct {
 	Idempotent bool
 	// RetryOn says which errors are worth another attempt (default
 	// [DefaultRetryOn]: rpcerr Connection, Timeout and ShuttingDown). It is
-	// asked after the idempotency rule allowed the retry.
+	// asked after the idempotency rule allowed the retry, and never for a
+	// final failure ([rpcerr.Final]), which is not retried.
 	RetryOn func(err error) bool
 	// Backoff is the wait before each retry (defaults in [Backoff]).
 	Backoff Backoff

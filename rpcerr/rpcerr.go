@@ -230,7 +230,8 @@ func NotSent(err error) bool {
 }
 
 // Final reports whether err says that no later attempt of the call can
-// succeed: an error in its chain has the method Final() returning true.
+// succeed: the first error in its chain with a method Final() bool
+// returns true.
 // The client marks so the failures of a call on a closed client; retry
 // never retries them, whatever its policy.
 func Final(err error) bool {
