@@ -18,10 +18,7 @@ import (
 // the kernel's ~2 minutes of SYN retries) and failed with its error.
 func TestCloseEndsDial(t *testing.T) {
 	addr := blackhole(t)
-	for _, s := range setups() {
-		if s.proto != transport.TTHeader {
-			continue
-		}
+	for _, s := range ttheaderSetups() {
 		t.Run(s.name, func(t *testing.T) {
 			c := newClient(t, addr, s, client.WithConnectTimeout(3*time.Second), client.WithRPCTimeout(0))
 			done := make(chan error, 1)

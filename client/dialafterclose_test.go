@@ -9,7 +9,6 @@ import (
 	"github.com/petrel-rpc/petrel/client"
 	"github.com/petrel-rpc/petrel/endpoint"
 	"github.com/petrel-rpc/petrel/rpcerr"
-	"github.com/petrel-rpc/petrel/transport"
 )
 
 // TestNoDialAfterClose: an attempt that reaches the pool after Close
@@ -18,10 +17,7 @@ import (
 // checked only after the connect, so the server saw a connection after
 // Close.
 func TestNoDialAfterClose(t *testing.T) {
-	for _, s := range setups() {
-		if s.proto != transport.TTHeader {
-			continue
-		}
+	for _, s := range ttheaderSetups() {
 		t.Run(s.name, func(t *testing.T) {
 			srv := startSilentServer(t)
 			closed := make(chan struct{})

@@ -8,7 +8,6 @@ import (
 
 	"github.com/petrel-rpc/petrel/client"
 	"github.com/petrel-rpc/petrel/retry"
-	"github.com/petrel-rpc/petrel/transport"
 )
 
 // TestRetryStopsAtClose: a call with retries whose attempt failed, waiting
@@ -18,10 +17,7 @@ import (
 // policy and, on the short and long pools, dialed the server again at each
 // attempt after Close.
 func TestRetryStopsAtClose(t *testing.T) {
-	for _, s := range setups() {
-		if s.proto != transport.TTHeader {
-			continue
-		}
+	for _, s := range ttheaderSetups() {
 		t.Run(s.name, func(t *testing.T) {
 			// A server that resets every connection at once: each attempt
 			// fails with a Connection error.

@@ -12,20 +12,20 @@ import (
 	"github.com/petrel-rpc/petrel/transport"
 )
 
-// halfCloseBlockingEcho's Echo counts itself running and blocks until release is
+// countingBlocker's Echo counts itself running and blocks until release is
 // closed.
-type halfCloseBlockingEcho struct {
+type countingBlocker struct {
 	running atomic.Int64
 	release chan struct{}
 }
 
-func (b *halfCloseBlockingEcho) Echo(ctx context.Context, req *echotest.Request) (*echotest.Response, error) {
+func (b *countingBlocker) Echo(ctx context.Context, req *echotest.Request) (*echotest.Response, error) {
 	b.running.Add(1)
 	<-b.release
-	return &echotest.Response{Msg: req.Msg}, nil
+	return &echotest.Response{}, nil
 }
 
-func (b *halfCloseBlockingEcho) Notify(ctx context.Context, msg string) error { return nil }
+func (b *countingBlocker) Notify(ctx context.Context, msg string) error { return nil }
 
 // TestHalfClosedConnectionsStayCounted: a connection whose peer shut down
 // its sending side keeps its place in WithMaxConnections' count while the
@@ -36,7 +36,7 @@ func (b *halfCloseBlockingEcho) Notify(ctx context.Context, msg string) error { 
 // Stats().Connections said 0.
 func TestHalfClosedConnectionsStayCounted(t *testing.T) {
 	const limit, n = 2, 10
-	impl := &halfCloseBlockingEcho{release: make(chan struct{})}
+	impl := &countingBlocker{release: make(chan struct{})}
 	s, addr := startWith(t, server.New(server.WithMaxConnections(limit)), impl)
 	var conns []net.Conn
 	defer func() {

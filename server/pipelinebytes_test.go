@@ -1,31 +1,15 @@
 package server_test
 
 import (
-	"context"
 	"net"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/petrel-rpc/petrel/server"
-	"github.com/petrel-rpc/petrel/server/internal/echotest"
 	"github.com/petrel-rpc/petrel/transport"
 )
-
-type pipelineSlowEcho struct {
-	running atomic.Int64
-	release chan struct{}
-}
-
-func (b *pipelineSlowEcho) Echo(ctx context.Context, req *echotest.Request) (*echotest.Response, error) {
-	b.running.Add(1)
-	<-b.release
-	return &echotest.Response{}, nil
-}
-
-func (b *pipelineSlowEcho) Notify(ctx context.Context, msg string) error { return nil }
 
 // TestPipelinedTTHeaderBytesBounded: one TTHeader connection, default
 // options, a handler that takes its time, 400 pipelined requests of 1 MiB.
@@ -38,7 +22,7 @@ func (b *pipelineSlowEcho) Notify(ctx context.Context, msg string) error { retur
 func TestPipelinedTTHeaderBytesBounded(t *testing.T) {
 	const n = 400
 	const size = 1 << 20
-	impl := &pipelineSlowEcho{release: make(chan struct{})}
+	impl := &countingBlocker{release: make(chan struct{})}
 	_, addr := startWith(t, server.New(), impl)
 	released := false
 	defer func() {
