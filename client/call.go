@@ -2,12 +2,12 @@ package client
 
 import (
 	"context"
-	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/petrel-rpc/petrel/internal/deadline"
 	"github.com/petrel-rpc/petrel/rpcinfo"
 	"github.com/petrel-rpc/petrel/stats"
 	"github.com/petrel-rpc/petrel/transport"
@@ -142,23 +142,8 @@ func (c *callContext) Err() error            { return c.parent.Err() }
 // and an earlier one (long past) as 1970.
 func (cs *callState) setDeadline(d time.Time) {
 	cs.deadline = d
-	cs.c.dl = 0
-	switch {
-	case d.IsZero():
-	case d.After(lastUnixNano):
-		cs.c.dl = math.MaxInt64
-	case d.Before(firstUnixNano):
-		cs.c.dl = 1
-	default:
-		cs.c.dl = d.UnixNano()
-	}
+	cs.c.dl = deadline.UnixNano(d)
 }
-
-// The earliest and latest times UnixNano holds (but for 0, which is none).
-var (
-	firstUnixNano = time.Unix(0, 1)
-	lastUnixNano  = time.Unix(0, math.MaxInt64)
-)
 
 // stateOf finds the call's state in ctx (the call's context, or a context
 // a middleware derived from it); nil once the call is over.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/petrel-rpc/petrel/buf"
+	"github.com/petrel-rpc/petrel/internal/deadline"
 	"golang.org/x/sys/unix"
 )
 
@@ -1039,7 +1040,7 @@ func (c *connection) SetReadDeadline(t time.Time) error {
 	if c.state.Load() == stateClosed {
 		return c.errClosed()
 	}
-	c.readDeadline.Store(unixNano(t))
+	c.readDeadline.Store(deadline.UnixNano(t))
 	c.wakeReaderForDeadline()
 	return nil
 }
@@ -1050,7 +1051,7 @@ func (c *connection) SetWriteDeadline(t time.Time) error {
 	if c.state.Load() == stateClosed {
 		return c.errClosed()
 	}
-	c.writeDL.Store(unixNano(t))
+	c.writeDL.Store(deadline.UnixNano(t))
 	if c.wwaiting.Load() {
 		c.wakeWriter() // a Flush waiting for room re-reads the deadline
 	}
@@ -1064,27 +1065,6 @@ func (c *connection) wakeReaderForDeadline() {
 		default:
 		}
 	}
-}
-
-// Deadlines are held as UnixNano, which int64 holds only from 1678 to 2262.
-var (
-	firstDeadline = time.Unix(0, 1)             // the earliest held as itself
-	lastDeadline  = time.Unix(0, math.MaxInt64) // the latest held as itself
-)
-
-// unixNano returns deadline t as held: 0 for the zero time (no deadline), 1
-// for any time up to 1970 (long past, not none), math.MaxInt64 for any time
-// after 2262 (in effect none), t.UnixNano() otherwise.
-func unixNano(t time.Time) int64 {
-	switch {
-	case t.IsZero():
-		return 0
-	case t.Before(firstDeadline):
-		return 1
-	case t.After(lastDeadline):
-		return math.MaxInt64
-	}
-	return t.UnixNano()
 }
 
 // negativeTimeout is the error of a timeout setter given a negative d,
