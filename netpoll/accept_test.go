@@ -12,9 +12,9 @@ import (
 )
 
 // TestShutdownDuringRegister: a connection accepted but not yet registered
-// with a poller (register held up) is not seen by Shutdown, which used to
-// close it and dereference its nil poller; once registered it finds the
-// loop closed and is closed.
+// with a poller (register held up) is not closed by Shutdown, which used to
+// close it and dereference its nil poller; Shutdown waits for it, and once
+// registered it finds the loop closed and is closed.
 func TestShutdownDuringRegister(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -48,13 +48,22 @@ func TestShutdownDuringRegister(t *testing.T) {
 	}
 	defer cl.Close()
 	time.Sleep(50 * time.Millisecond) // accepted, waiting in register
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := loop.Shutdown(ctx); err != nil {
-		t.Fatalf("Shutdown: %v", err)
+	shut := make(chan error, 1)
+	go func() { shut <- loop.Shutdown(ctx) }()
+	wait := time.NewTimer(100 * time.Millisecond)
+	defer wait.Stop()
+	select {
+	case err := <-shut:
+		t.Fatalf("Shutdown returned (%v) with a connection being accepted", err)
+	case <-wait.C:
 	}
 	locked = false
 	defaultManager.mu.Unlock()
+	if err := <-shut; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
 	<-done
 	cl.SetReadDeadline(time.Now().Add(2 * time.Second))
 	if _, err := cl.Read(make([]byte, 1)); err != io.EOF {

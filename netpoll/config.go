@@ -21,7 +21,8 @@ type Config struct {
 	// runs for every connection OnPrepare saw, also one that is then not
 	// served (the loop shut down meanwhile). It runs on the goroutine that
 	// accepted the connection (a poller's, or the one that watches the
-	// listener for its Close): it must be quick and must not block. A panic
+	// listener for its Close): it must be quick and must not block, nor
+	// call Shutdown, which waits for the OnPrepare calls in progress. A panic
 	// is recovered and reported, and the connection is then not served; so
 	// it is after runtime.Goexit (t.FailNow in a test, say), and the
 	// accepting goroutine goes on in a new one. Optional.

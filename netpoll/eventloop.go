@@ -27,6 +27,7 @@ type EventLoop struct {
 	mu        sync.Mutex               // guards the fields below
 	conns     map[*connection]struct{} // open connections
 	listeners map[*listener]struct{}   // serving listeners
+	accepting int                      // connections in accepted, not yet published or refused
 	closed    bool
 	done      chan struct{} // closed by Shutdown
 }
@@ -101,7 +102,9 @@ func (l *EventLoop) Serve(ln net.Listener) error {
 // Shutdown stops accepting, lets running handlers finish, and closes each
 // connection once it is idle (no handler running and no unread input). It
 // returns when every connection is closed, or closes the rest and returns
-// ctx.Err() when ctx ends first.
+// ctx.Err() when ctx ends first. A connection accepted just before, whose
+// OnPrepare is running, counts as open: Shutdown waits for it too (an
+// OnPrepare that called Shutdown would wait out ctx).
 func (l *EventLoop) Shutdown(ctx context.Context) error {
 	l.mu.Lock()
 	if !l.closed {
@@ -143,7 +146,8 @@ func (l *EventLoop) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// closeIdle closes idle connections and returns how many remain.
+// closeIdle closes idle connections and returns how many remain, counting
+// those still being accepted.
 func (l *EventLoop) closeIdle() int {
 	l.mu.Lock()
 	var idle []*connection
@@ -152,7 +156,7 @@ func (l *EventLoop) closeIdle() int {
 			idle = append(idle, c)
 		}
 	}
-	left := len(l.conns) - len(idle)
+	left := len(l.conns) - len(idle) + l.accepting
 	l.mu.Unlock()
 	for _, c := range idle {
 		if c.processing.CompareAndSwap(0, 1) {
@@ -183,8 +187,24 @@ func (l *EventLoop) closeAll() {
 }
 
 // accepted serves a connection the listener accepted, or closes it (and its
-// fd) when it is not served.
+// fd) when it is not served. One accepted once Shutdown has begun (by a
+// poller or watcher already past its listener's stop) is closed at once,
+// before OnPrepare; Shutdown waits for those begun before it, so that no
+// callback of theirs runs after it has returned.
 func (l *EventLoop) accepted(c *connection) {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		closeFD(c.op.fd)
+		return
+	}
+	l.accepting++
+	l.mu.Unlock()
+	defer func() {
+		l.mu.Lock()
+		l.accepting--
+		l.mu.Unlock()
+	}()
 	c.inputCap = l.cfg.InputCap
 	c.readTimeout.Store(int64(l.cfg.ReadTimeout))
 	c.writeTimeout.Store(int64(l.cfg.WriteTimeout))

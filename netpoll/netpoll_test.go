@@ -631,32 +631,67 @@ func TestIdleTimeoutHandlerWaiting(t *testing.T) {
 // the loop then does not serve (it shut down meanwhile) still gets its
 // OnDisconnect, so that what OnPrepare counted is given back.
 func TestOnDisconnectForConnectionNotServed(t *testing.T) {
+	// OnPrepare starts Shutdown and waits until it has begun (the listener
+	// refuses connections), so that the connection is refused at
+	// registration. Shutdown itself waits for the OnPrepare in progress: it
+	// runs in a goroutine of its own.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var lp atomic.Pointer[netpoll.EventLoop]
 	var prepared atomic.Int32
+	shut := make(chan error, 1)
 	disconnected := make(chan struct{}, 1)
-	loop, addr := serve(t, netpoll.Config{
+	loop, err := netpoll.NewEventLoop(netpoll.Config{
 		OnRequest: echo,
 		OnPrepare: func(netpoll.Connection) context.Context {
 			if prepared.Add(1) == 1 {
-				lp.Load().Shutdown(context.Background())
+				go func() {
+					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+					defer cancel()
+					shut <- lp.Load().Shutdown(ctx)
+				}()
+				for {
+					p, err := net.Dial("tcp", ln.Addr().String())
+					if err != nil {
+						break
+					}
+					p.Close()
+					time.Sleep(time.Millisecond)
+				}
 			}
 			return context.Background()
 		},
 		OnDisconnect: func(context.Context, netpoll.Connection) { disconnected <- struct{}{} },
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	lp.Store(loop)
-	c, err := net.Dial("tcp", addr)
+	served := make(chan error, 1)
+	go func() { served <- loop.Serve(ln) }()
+	c, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	timer := time.NewTimer(2 * time.Second)
+	timer := time.NewTimer(5 * time.Second)
 	defer timer.Stop()
 	select {
 	case <-disconnected:
 	case <-timer.C:
 		t.Fatal("no OnDisconnect for a connection prepared and then not served")
 	}
+	select {
+	case err := <-shut:
+		if err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+	case <-timer.C:
+		t.Fatal("Shutdown did not return")
+	}
+	<-served
 }
 
 func TestConfigValidate(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -20,7 +21,12 @@ import (
 // bytes unread, such an fd would be reported readable on every wait, and
 // the poller would spin on it for good.
 func TestCloseFromOnPrepareGoroutine(t *testing.T) {
-	var wg sync.WaitGroup
+	// Each phase has a WaitGroup of its own, handed to the poller through
+	// an atomic: the race detector requires a WaitGroup's Add from zero to
+	// follow its previous Wait, and a connection's arrival (through the
+	// kernel) is no such order.
+	var phase atomic.Pointer[sync.WaitGroup]
+	phase.Store(new(sync.WaitGroup))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -28,6 +34,7 @@ func TestCloseFromOnPrepareGoroutine(t *testing.T) {
 	loop, err := netpoll.NewEventLoop(netpoll.Config{
 		OnRequest: func(ctx context.Context, c netpoll.Connection) error { return nil },
 		OnPrepare: func(c netpoll.Connection) context.Context {
+			wg := phase.Load()
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -50,7 +57,8 @@ func TestCloseFromOnPrepareGoroutine(t *testing.T) {
 		p.Read(make([]byte, 1))
 		p.Close()
 	}
-	wg.Wait()
+	phase.Load().Wait()
+	phase.Store(new(sync.WaitGroup))
 	time.Sleep(50 * time.Millisecond)
 	before := openFDs(t)
 	const n = 1000
@@ -78,7 +86,7 @@ func TestCloseFromOnPrepareGoroutine(t *testing.T) {
 			t.Fatalf("peer %d: read %v, want the server's close", i, err)
 		}
 	}
-	wg.Wait()
+	phase.Load().Wait()
 	// The server's fds are closed by their pollers after a batch: allow it
 	// a moment. (The peers' own fds are still open: they count in before's
 	// stead.)
