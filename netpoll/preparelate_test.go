@@ -46,9 +46,11 @@ func TestShutdownWaitsForOnPrepare(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
+	limit := time.NewTimer(5 * time.Second)
+	defer limit.Stop()
 	select {
 	case <-entered:
-	case <-time.After(5 * time.Second):
+	case <-limit.C:
 		t.Fatal("OnPrepare not called")
 	}
 	shut := make(chan error, 1)
@@ -57,11 +59,13 @@ func TestShutdownWaitsForOnPrepare(t *testing.T) {
 		defer cancel()
 		shut <- loop.Shutdown(ctx)
 	}()
+	wait := time.NewTimer(200 * time.Millisecond)
+	defer wait.Stop()
 	select {
 	case err := <-shut:
 		close(release)
 		t.Fatalf("Shutdown returned (%v) while OnPrepare was running", err)
-	case <-time.After(200 * time.Millisecond):
+	case <-wait.C:
 	}
 	close(release)
 	select {
@@ -69,7 +73,7 @@ func TestShutdownWaitsForOnPrepare(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Shutdown: %v", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-limit.C:
 		t.Fatal("Shutdown did not return once OnPrepare did")
 	}
 	if n := disconnected.Load(); n != 1 {
