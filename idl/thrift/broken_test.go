@@ -36,7 +36,7 @@ var brokenCases = map[string][]string{
 		`2:14: default value of field "a": expected i32, found double 1.5`,
 	},
 	"default_list_for_map.thrift": {
-		`2:27: default value of field "m": expected map<string,i32>, found list`,
+		`2:27: default value of field "m": expected map<string,i32>, found list [1, 2]`,
 	},
 	"default_out_of_range.thrift": {
 		`2:17: default value of field "small": 128 does not fit in i8 (-128 to 127)`,

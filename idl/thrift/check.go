@@ -1,8 +1,10 @@
 package thrift
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -30,6 +32,9 @@ type checker struct {
 	// number of typedefs.
 	typedefsOK  map[*Typedef]bool
 	assignables map[[2]*Type]bool
+	// compositeKeys remembers constKey's answers for lists, maps and
+	// structs: constants refer to constants, and [C, C] doubles per level.
+	compositeKeys map[compositeKey]keyAnswer
 	// longestInclude is the length of each file's longest include name.
 	longestInclude map[*File]int
 	// fnByGoName holds the first function of any service with each Go
@@ -105,6 +110,7 @@ func (c *checker) run() {
 	c.constOnPath = map[*Const]int{}
 	c.typedefsOK = map[*Typedef]bool{}
 	c.assignables = map[[2]*Type]bool{}
+	c.compositeKeys = map[compositeKey]keyAnswer{}
 	c.longestInclude = map[*File]int{}
 	c.fnByGoName = map[string]*Function{}
 	c.fnGoNameDups = map[string][]*Function{}
@@ -816,6 +822,12 @@ func describeValue(v *ConstValue) string {
 		return "string " + strconv.Quote(s)
 	case ConstIdent:
 		return strconv.Quote(v.Ident)
+	case ConstList, ConstMap:
+		s := v.IDLString()
+		if len(s) > 40 {
+			s = s[:40] + "..."
+		}
+		return v.Kind.String() + " " + s
 	}
 	return v.Kind.String()
 }
@@ -918,7 +930,10 @@ func (c *checker) checkValue(v *ConstValue, t *Type, ctx string, depth int) {
 		seen := map[string]*ConstValue{}
 		for _, e := range v.List {
 			c.checkValue(e, rt.Elem, ctx, depth+1)
-			if k, ok := constKey(e, rt.Elem); ok && rt.Kind == TypeSet {
+			if rt.Kind != TypeSet {
+				continue
+			}
+			if k, ok := c.constKey(e, rt.Elem); ok {
 				if prev, dup := seen[k]; dup {
 					c.errorf(e.Pos, "%s: duplicate set element %s, the same as %s at %d:%d", ctx, describeValue(e), describeValue(prev), prev.Pos.Line, prev.Pos.Col)
 				} else {
@@ -935,7 +950,7 @@ func (c *checker) checkValue(v *ConstValue, t *Type, ctx string, depth int) {
 		for _, e := range v.Map {
 			c.checkValue(e.Key, rt.Key, ctx, depth+1)
 			c.checkValue(e.Value, rt.Elem, ctx, depth+1)
-			if k, ok := constKey(e.Key, rt.Key); ok {
+			if k, ok := c.constKey(e.Key, rt.Key); ok {
 				if prev, dup := seen[k]; dup {
 					c.errorf(e.Key.Pos, "%s: duplicate map key %s, the same as %s at %d:%d", ctx, describeValue(e.Key), describeValue(prev), prev.Pos.Line, prev.Pos.Col)
 				} else {
@@ -993,21 +1008,113 @@ func (c *checker) checkValue(v *ConstValue, t *Type, ctx string, depth int) {
 }
 
 // constKey returns a text that two keys of a map constant of key type t, or
-// two elements of a set constant of element type t, share exactly when they
-// are the same Go map key (after following constants and enum values: 1 and
-// 0x1, E.A and its number, "a" and a constant "a"). ok is false for values
-// that are not valid keys of type t (the checks report those) and for keys
-// that Go holds as pointers (lists, sets, maps, structs), which never
-// collide.
-func constKey(v *ConstValue, t *Type) (key string, ok bool) {
+// two elements of a set constant of element type t, share when they are
+// equal values (after following constants and enum values: 1 and 0x1, E.A
+// and its number, "a" and a constant "a"). Lists and sets compare element
+// by element in order, maps whatever their order, structs by the fields
+// given: as a writer comparing the Go values finds them equal (Apache's Go
+// writer refuses a set holding two), except that a struct field left out
+// and one given its default value differ here. The text of a list, map or
+// struct is a SHA-256 of its parts' texts, remembered per value and type,
+// so that the work is linear in the number of values. ok is false for
+// values that are not valid of type t (the checks report those).
+func (c *checker) constKey(v *ConstValue, t *Type) (key string, ok bool) {
+	return c.constKeyDepth(v, t, 0)
+}
+
+// compositeKey and keyAnswer are the key and answer of constKey's memo.
+type compositeKey struct {
+	v *ConstValue
+	t *Type
+}
+
+type keyAnswer struct {
+	key string
+	ok  bool
+}
+
+func (c *checker) constKeyDepth(v *ConstValue, t *Type, depth int) (string, bool) {
 	rt := t.Resolved()
-	if rt == nil {
+	if rt == nil || depth > maxCheckDepth {
 		return "", false
 	}
 	tv := v.Target()
 	if tv == nil {
 		return "", false
 	}
+	if tv.Kind != ConstList && tv.Kind != ConstMap {
+		return scalarKey(tv, rt)
+	}
+	mk := compositeKey{tv, rt}
+	if a, done := c.compositeKeys[mk]; done {
+		return a.key, a.ok
+	}
+	key, ok := c.compositeKeyOf(tv, rt, depth)
+	c.compositeKeys[mk] = keyAnswer{key, ok}
+	return key, ok
+}
+
+// compositeKeyOf is constKey for a list or map constant tv of type rt.
+func (c *checker) compositeKeyOf(tv *ConstValue, rt *Type, depth int) (string, bool) {
+	var keys []string
+	var tag byte
+	switch rt.Kind {
+	case TypeList, TypeSet:
+		if tv.Kind != ConstList {
+			return "", false
+		}
+		tag = 'L'
+		for _, e := range tv.List {
+			k, ok := c.constKeyDepth(e, rt.Elem, depth+1)
+			if !ok {
+				return "", false
+			}
+			keys = append(keys, k)
+		}
+	case TypeMap:
+		if tv.Kind != ConstMap {
+			return "", false
+		}
+		tag = 'M'
+		for _, e := range tv.Map {
+			k, kok := c.constKeyDepth(e.Key, rt.Key, depth+1)
+			val, vok := c.constKeyDepth(e.Value, rt.Elem, depth+1)
+			if !kok || !vok {
+				return "", false
+			}
+			keys = append(keys, joinKeys('E', []string{k, val}))
+		}
+		slices.Sort(keys)
+	case TypeNamed:
+		d, isStruct := rt.Ref.(*Struct)
+		if !isStruct || tv.Kind != ConstMap {
+			return "", false
+		}
+		tag = 'S'
+		for _, e := range tv.Map {
+			if e.Key.Kind != ConstString {
+				return "", false
+			}
+			fd := c.structField(d, e.Key.String)
+			if fd == nil {
+				return "", false
+			}
+			val, ok := c.constKeyDepth(e.Value, fd.Type, depth+1)
+			if !ok {
+				return "", false
+			}
+			keys = append(keys, joinKeys('F', []string{e.Key.String, val}))
+		}
+		slices.Sort(keys)
+	default:
+		return "", false
+	}
+	sum := sha256.Sum256([]byte(joinKeys(tag, keys)))
+	return string(sum[:]), true
+}
+
+// scalarKey is constKey for a constant tv (not a list or map) of type rt.
+func scalarKey(tv *ConstValue, rt *Type) (key string, ok bool) {
 	n, isInt := int64(0), false
 	switch {
 	case tv.Kind == ConstIdent && tv.EnumValue != nil:
@@ -1054,6 +1161,19 @@ func constKey(v *ConstValue, t *Type) (key string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// joinKeys joins the keys of a composite value's parts, each prefixed with
+// its length, so that different parts never join to the same text.
+func joinKeys(tag byte, keys []string) string {
+	var b strings.Builder
+	b.WriteByte(tag)
+	for _, k := range keys {
+		b.WriteString(strconv.Itoa(len(k)))
+		b.WriteByte(':')
+		b.WriteString(k)
+	}
+	return b.String()
 }
 
 // assignable reports whether a constant declared with type from may be used
