@@ -92,3 +92,41 @@ func TestFailedDeregisterOfLastGoesWithLease(t *testing.T) {
 	}
 	t.Logf("the instance left etcd %v after its failed Deregister", time.Since(failed).Round(time.Millisecond))
 }
+
+// TestDeregisterLeavesAnotherProcesssKey: a new server registers the same
+// address (its own registry, its own lease) before the old one stops; the
+// old one's Deregister must not delete the new one's key, which it used to:
+// the healthy new server vanished from discovery until it registered again.
+func TestDeregisterLeavesAnotherProcesssKey(t *testing.T) {
+	c := newClient(t, startEtcd(t))
+	defer c.Close()
+	ctx := context.Background()
+	oldReg := newRegistry(t, etcd.Config{Client: c, Prefix: "/p/", TTL: 3 * time.Second, Logger: quiet})
+	defer oldReg.Close()
+	newReg := newRegistry(t, etcd.Config{Client: c, Prefix: "/p/", TTL: 3 * time.Second, Logger: quiet})
+	defer newReg.Close()
+	in := discovery.Instance{Address: "127.0.0.1:1"}
+	for _, r := range []*etcd.Registry{oldReg, newReg} {
+		if err := r.Register(ctx, "S", in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := oldReg.Deregister(ctx, "S", in); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Get(ctx, "/p/S/127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	newLease, _ := newReg.Lease()
+	if len(resp.Kvs) != 1 || clientv3.LeaseID(resp.Kvs[0].Lease) != newLease {
+		t.Fatalf("after the old registry's Deregister: %d keys (want the new registry's, lease %x)", len(resp.Kvs), newLease)
+	}
+	// The new registry's own Deregister does delete it.
+	if err := newReg.Deregister(ctx, "S", in); err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := c.Get(ctx, "/p/S/127.0.0.1:1"); err != nil || len(resp.Kvs) != 0 {
+		t.Fatalf("after the new registry's Deregister: %v, %d keys, want none", err, len(resp.Kvs))
+	}
+}

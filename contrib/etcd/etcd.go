@@ -403,10 +403,12 @@ func (r *Registry) leaseGone(ctx context.Context) bool {
 	return err == nil && resp.TTL <= 0
 }
 
-// Deregister deletes the key of service's instance at inst.Address. When
-// no instance is left it also gives the lease back (stopping its
-// keep-alive), which removes the key even if its Delete failed; the next
-// Register grants a new lease.
+// Deregister deletes the key of service's instance at inst.Address. A key
+// this registry put is deleted only while it is still under its lease: one
+// another process has put since (a new server on the same address, started
+// before the old one stops) stays. When no instance is left it also gives
+// the lease back (stopping its keep-alive), which removes the key even if
+// its Delete failed; the next Register grants a new lease.
 func (r *Registry) Deregister(ctx context.Context, service string, inst discovery.Instance) error {
 	if err := checkService(service); err != nil {
 		return err
@@ -417,8 +419,16 @@ func (r *Registry) Deregister(ctx context.Context, service string, inst discover
 	if r.closed {
 		return ErrClosed
 	}
+	var err error
+	if _, mine := r.keys[key]; mine && r.lease != 0 {
+		_, err = r.cfg.Client.Txn(ctx).
+			If(clientv3.Compare(clientv3.LeaseValue(key), "=", r.lease)).
+			Then(clientv3.OpDelete(key)).
+			Commit()
+	} else {
+		_, err = r.cfg.Client.Delete(ctx, key)
+	}
 	delete(r.keys, key)
-	_, err := r.cfg.Client.Delete(ctx, key)
 	if len(r.keys) == 0 && r.lease != 0 {
 		// Nothing is left under the lease: give it back rather than
 		// keep it alive for nothing until Close.
