@@ -796,7 +796,10 @@ func (c *call) errorReply(h *transport.Header, result thrift.FastCodec, err erro
 	var biz *rpcerr.BizStatusError
 	var ae *thrift.ApplicationException
 	switch {
-	case errors.As(err, &biz) && biz != nil && c.cs.proto == transport.TTHeader:
+	case errors.As(err, &biz) && biz != nil && biz.StatusCode != 0 && c.cs.proto == transport.TTHeader:
+		// A status of 0 reads as no error at the client (as Kitex reads
+		// it): such an error goes as any other, an INTERNAL_ERROR with its
+		// text, as it does over Framed and Buffered.
 		h.SetStr(transport.StrKeyBizStatus, strconv.FormatInt(int64(biz.StatusCode), 10))
 		h.SetStr(transport.StrKeyBizMessage, cutBizText(biz.Message))
 		if len(biz.Extra) > 0 {
