@@ -479,6 +479,19 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 		}
 		return err
 	}
+	if !concurrent {
+		// Replies queued for requests read before this one (pipelined) go
+		// out before its handler runs: they must not wait for it, nor be
+		// lost if decoding its arguments ends the reader (a codec calling
+		// runtime.Goexit). Without pipelining nothing is queued here, and
+		// this costs no write.
+		if err := c.cs.flushQueued(); err != nil {
+			// The connection is broken: the request is not served.
+			s.lim.ReleaseRequest()
+			putCall(c)
+			return err
+		}
+	}
 	args := m.getArgs()
 	ctx, panicked, err := s.decodeArgs(args, body, c.payload)
 	r.Release()
@@ -525,16 +538,6 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 		// input cap is reached, which pushes back on the client.
 		c.serve(true)
 		return nil
-	}
-	// Replies queued for requests read before this one (pipelined) go
-	// out before its handler runs: they must not wait for it. Without
-	// pipelining nothing is queued here, and this costs no write.
-	if err := c.cs.flushQueued(); err != nil {
-		// The connection is broken: the request is not served.
-		s.lim.ReleaseRequest()
-		m.putArgs(args)
-		putCall(c)
-		return err
 	}
 	c.serve(false)
 	return nil
