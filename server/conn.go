@@ -425,11 +425,15 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 	c.seq, c.size = seq, int64(len(body))
 	c.payload = c.hdr.PayloadProtocol
 	var now int64
+	var t0 time.Time
 	if s.lim.NeedsClock() || s.draining.Load() || s.cfg.tracer != nil || s.rejectTimed != nil || c.hdr.IntInfo[transport.KeyRPCTimeout] != "" {
-		now = time.Now().UnixNano()
+		t0 = time.Now()
+		now = t0.UnixNano()
 	}
 	if s.cfg.tracer != nil {
-		c.st.Side, c.st.Begin, c.st.RequestSize = stats.Server, time.Unix(0, now), len(body)
+		// t0 itself, with its monotonic reading: the latency is then not
+		// measured by the wall clock, which may step.
+		c.st.Side, c.st.Begin, c.st.RequestSize = stats.Server, t0, len(body)
 	}
 	if s.draining.Load() {
 		if now == 0 {

@@ -134,6 +134,9 @@ func TestTracer(t *testing.T) {
 				if st.RequestSize <= 0 {
 					t.Fatalf("server call %d: request size %d", i, st.RequestSize)
 				}
+				if !strings.Contains(st.Begin.String(), " m=") {
+					t.Fatalf("server call %d: Begin %v has no monotonic reading: its latency is measured by the wall clock", i, st.Begin)
+				}
 				if st.Error != nil {
 					srvErr++
 					if !strings.Contains(st.Error.Error(), "plain failure") {
