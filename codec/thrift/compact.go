@@ -784,9 +784,10 @@ func (CompactProtocol) Skip(b []byte, t TType, maxDepth int) (int, error) {
 	return pos, nil
 }
 
-// SkipDepth skips a value that sits at nesting depth depth (the number of
-// structs and containers around it), so it may nest MaxDepth-depth levels
-// further.
+// SkipDepth skips a value that sits at nesting depth depth, so it may nest
+// MaxDepth-depth levels further. Skip counts the structs and containers
+// around a value; generated readers pass the number of structs around an
+// unknown field (see [Limits.MaxDepth]).
 func (CompactProtocol) SkipDepth(b []byte, t TType, depth int) (int, error) {
 	d := int(maxDepth.Load())
 	pos, err := compactSkip(b, 0, t, d-max(depth, 0))

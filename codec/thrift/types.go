@@ -80,8 +80,13 @@ type Limits struct {
 	// a map). Default 16 Mi. Independently of it, a container must fit in the
 	// bytes left: each element needs at least its smallest wire size.
 	MaxContainerSize int
-	// MaxDepth is how deeply structs and containers may nest when skipped.
-	// Default 64, at most [MaxDepthCeiling].
+	// MaxDepth is how deeply structs and containers may nest when skipped,
+	// and structs when read by generated code. Default 64, at most
+	// [MaxDepthCeiling]. Generated readers count the structs around a
+	// value, not the containers of their own IDL types (their number is
+	// fixed by the IDL, and reading them recurses no deeper): a value
+	// inside a list of structs may nest one level further than Skip lets
+	// it from the message's start.
 	MaxDepth int
 }
 
