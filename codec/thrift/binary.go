@@ -577,7 +577,7 @@ func (BinaryProtocol) Skip(b []byte, t TType, maxDepth int) (int, error) {
 // SkipDepth skips a value that sits at nesting depth depth, so it may nest
 // MaxDepth-depth levels further. Skip counts the structs and containers
 // around a value; generated readers pass the number of structs around an
-// unknown field (see [Limits.MaxDepth]). Generated readers use it for unknown fields.
+// unknown field (see [Limits.MaxDepth]).
 func (BinaryProtocol) SkipDepth(b []byte, t TType, depth int) (int, error) {
 	d := int(maxDepth.Load())
 	pos, err := binarySkip(b, 0, t, d-max(depth, 0))
