@@ -42,7 +42,7 @@ func (op *fdOperator) acquire() bool {
 }
 
 // release drops a reference; the last one hands the fd back to its poller to
-// be closed after the current batch of events.
+// be closed after the current batch of events (at once if the poller failed).
 func (op *fdOperator) release() {
 	if op.refs.Add(-1) == 0 {
 		op.poller.retire(op)
@@ -109,7 +109,7 @@ type poller struct {
 	dialed   atomic.Int32  // registered operators of dialed connections; read without the lock
 	retired  []*fdOperator // closed operators, freed after the next batch
 	nretired atomic.Int32  // len(retired), read without the lock
-	stopped  bool
+	stopped  bool          // no fd left, or failed (failAll): register starts another
 
 	// Poller goroutine only.
 	waits     waitMeter
@@ -386,13 +386,23 @@ func (p *poller) unlink(op *fdOperator) {
 }
 
 // retire queues a closed operator: the poller deletes it from the kernel now
-// and frees it (closing its fd) once no batch can still hold its pointer.
+// and frees it (closing its fd) once no batch can still hold its pointer. A
+// poller that failed (failAll) runs no batch any more and has no goroutine
+// to free it: its fd is closed at once.
 func (p *poller) retire(op *fdOperator) {
 	op.detach()
 	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		// Failed: one stopped for want of fds has none left to retire.
+		p.closeOp(op)
+		return
+	}
 	p.retired = append(p.retired, op)
 	p.nretired.Store(int32(len(p.retired)))
-	p.mu.Unlock()
+	// Woken under mu: once mu is released the poller may free op, stop
+	// and close wakefd, whose number the kernel may give to another file
+	// before a wake made after the unlock.
 	p.sys.wake()
 }
 
@@ -560,10 +570,7 @@ func (p *poller) free(ops []*fdOperator) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for i, op := range ops {
-		if op.closeFD {
-			closeFD(op.fd)
-		}
-		p.unlink(op)
+		p.closeOp(op)
 		ops[i] = nil
 	}
 	if p.count == 0 && len(p.retired) == 0 {
@@ -574,6 +581,18 @@ func (p *poller) free(ops []*fdOperator) bool {
 	return false
 }
 
+// closeOp closes a retired operator's fd (if it owns it) and forgets the
+// operator. The caller holds p.mu.
+func (p *poller) closeOp(op *fdOperator) {
+	if op.closeFD {
+		closeFD(op.fd)
+	}
+	p.unlink(op)
+}
+
+// failAll closes every fd of a poller whose wait failed, on its goroutine,
+// which then ends. Once stopped is set, retire closes the fds of operators
+// released later (a system call was in progress) itself.
 func (p *poller) failAll(err error) {
 	p.m.mu.Lock()
 	p.mu.Lock()
@@ -593,5 +612,13 @@ func (p *poller) failAll(err error) {
 			op.ln.fail(failed) // Serve returns it
 		}
 	}
-	p.sys.close()
+	// Those retired before the poller stopped, which no batch will free.
+	p.mu.Lock()
+	for _, op := range p.retired {
+		p.closeOp(op)
+	}
+	p.retired = nil
+	p.nretired.Store(0)
+	p.mu.Unlock()
+	p.sys.close() // retire no longer wakes it
 }
