@@ -3,10 +3,10 @@
 package netpoll
 
 import (
-	"fmt"
 	"golang.org/x/sys/unix"
 	"os"
 	"syscall"
+	"time"
 )
 
 // Interest flags a poller understands (platform independent).
@@ -89,7 +89,7 @@ func newSysPoller(batch int) (*sysPoller, error) {
 }
 
 // attach opens file, putting epfd in the runtime's epoll, and reports
-// whether the poller can park.
+// whether the poller can park: not when the runtime refuses the fd.
 func (s *sysPoller) attach() bool {
 	if s.poll == nil {
 		return false
@@ -99,6 +99,14 @@ func (s *sysPoller) attach() bool {
 		return false // out of fds: block in the kernel meanwhile
 	}
 	f := os.NewFile(uintptr(fd), "petrel-epoll")
+	// When the runtime's epoll_ctl fails (ENOSPC at max_user_watches,
+	// ENOMEM, ELOOP), os.NewFile still returns a file, only not pollable:
+	// parking on it would fail. Such a file has no deadlines, which is how
+	// it shows (no system call).
+	if f.SetReadDeadline(time.Time{}) != nil {
+		f.Close()
+		return false // block in the kernel meanwhile
+	}
 	rc, err := f.SyscallConn()
 	if err != nil {
 		f.Close()
@@ -145,9 +153,11 @@ func (s *sysPoller) del(fd int) error {
 func (s *sysPoller) wait(block, park bool) (int, error) {
 	if block && park && (s.rc != nil || s.attach()) {
 		s.unparked = 0
-		return s.park()
-	}
-	if s.file != nil {
+		if n, parked, err := s.park(); parked {
+			return n, err
+		}
+		// The runtime could not wait for the file: block in the kernel.
+	} else if s.file != nil {
 		if s.unparked++; s.unparked >= detachAfter {
 			s.detach()
 		}
@@ -192,17 +202,24 @@ func (s *sysPoller) drainWake() {
 }
 
 // park polls without blocking and, while nothing is pending, parks the
-// goroutine in the runtime's poller until epfd has events.
-func (s *sysPoller) park() (int, error) {
+// goroutine in the runtime's poller until epfd has events. It reports
+// parked false, having closed file, when the runtime could not wait for it;
+// the caller then waits in the kernel.
+func (s *sysPoller) park() (n int, parked bool, err error) {
 	s.polled, s.pollErr = 0, 0
-	err := s.rc.Read(s.poll)
+	rerr := s.rc.Read(s.poll)
 	if s.pollErr != 0 && s.pollErr != unix.EINTR {
-		return 0, sysErr("epoll_wait", s.pollErr)
+		return 0, true, sysErr("epoll_wait", s.pollErr)
 	}
-	if err != nil {
-		return 0, fmt.Errorf("netpoll: waiting for events: %w", err)
+	if rerr != nil {
+		// The error is the runtime's, not epoll_wait's (a file it cannot
+		// poll): the poller is sound, and no event was taken (the callback
+		// returned false), so a wait in the kernel loses nothing. Failing
+		// would close every fd of the poller. The next park attaches anew.
+		s.detach()
+		return 0, false, nil
 	}
-	return s.polled, nil
+	return s.polled, true, nil
 }
 
 func (s *sysPoller) close() {
