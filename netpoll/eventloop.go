@@ -58,12 +58,16 @@ func NewEventLoop(cfg Config) (*EventLoop, error) {
 }
 
 // Serve accepts connections from ln and serves them until Shutdown; then it
-// returns nil. ln must be a TCP or Unix listener from the net package (its
-// file descriptor is polled directly). Closing ln (not through Shutdown)
-// ends accepting too, as for net/http: Serve stops listening and returns an
-// error that says so and wraps net.ErrClosed; the connections already
-// accepted are served on until Shutdown. Serve may be called for several
-// listeners at once.
+// returns nil. ln must be a TCP or Unix listener from the net package, or a
+// type wrapping one that is a syscall.Conn giving its fd (its file
+// descriptor is polled directly). Closing ln (not through Shutdown) ends
+// accepting too, as for net/http: Serve stops listening and returns an
+// error that says so and wraps net.ErrClosed (a wrapper's Accept must
+// return such an error once ln is closed); the connections already
+// accepted are served on until Shutdown. A goroutine waits in ln's Accept
+// to learn of the close; a connection it returns that is not a
+// syscall.Conn is closed. Serve may be called for several listeners at
+// once.
 func (l *EventLoop) Serve(ln net.Listener) error {
 	lis, err := newListener(l, ln)
 	if err != nil {
@@ -535,20 +539,12 @@ func (x *listener) stopLocked() {
 // kernel says nothing of it. The watcher waits in ln's own Accept, which
 // returns net.ErrClosed at the Close; the listener then stops, and Serve
 // returns an error that says so. A connection the watcher accepts before
-// the poller does is served as the poller's are. A listener of another type
-// (one that embeds a net package's) is not watched.
+// the poller does is served as the poller's are. Any listener is watched
+// through its Accept, a wrapper's too: one that embeds a net package's
+// listener is a syscall.Conn, and its Close leaves the duplicate listening
+// as well.
 func (x *listener) watch() {
-	var accept func() (net.Conn, error)
-	switch ln := x.ln.(type) {
-	case *net.TCPListener:
-		accept = func() (net.Conn, error) { return ln.AcceptTCP() }
-	case *net.UnixListener:
-		accept = func() (net.Conn, error) { return ln.AcceptUnix() }
-	default:
-		close(x.watched)
-		return
-	}
-	go x.watchLoop(accept)
+	go x.watchLoop(x.ln.Accept)
 }
 
 func (x *listener) watchLoop(accept func() (net.Conn, error)) {
@@ -579,16 +575,28 @@ func (x *listener) watchLoop(accept func() (net.Conn, error)) {
 		}
 		// Out of fds or memory (the poller pauses too), or a deadline the
 		// user set on ln: wait and try again; only a close ends the watch.
-		w.wait(x.quit) // once stopped, ln is closed: Accept returns at once
+		if !w.wait(x.quit) {
+			// Stopped, and ln closed: a wrapper's Accept may fail with
+			// an error that is not net.ErrClosed, and would fail so on
+			// every try, without a pause.
+			ended = true
+			return
+		}
 	}
 }
 
 // adopt serves a connection the watcher accepted: the loop gets a duplicate
-// of its fd, and nc is closed. Out of fds, it waits (w) and tries again
-// rather than drop the connection, until the listener stops.
+// of its fd, and nc is closed. One that is not a syscall.Conn (a wrapper's
+// Accept may return such) has no fd to poll: it is only closed. Out of fds,
+// adopt waits (w) and tries again rather than drop the connection, until
+// the listener stops.
 func (x *listener) adopt(nc net.Conn, w *backoffWait) {
 	defer nc.Close()
-	rc, err := nc.(syscall.Conn).SyscallConn()
+	sc, ok := nc.(syscall.Conn)
+	if !ok {
+		return // a wrapper's connection that gives no fd: nothing to poll
+	}
+	rc, err := sc.SyscallConn()
 	if err != nil {
 		return // closed already: nothing to serve
 	}

@@ -4,6 +4,7 @@ package netpoll
 
 import (
 	"context"
+	"io"
 	"net"
 	"testing"
 	"time"
@@ -47,5 +48,22 @@ func TestWatcherAcceptedConnIsServed(t *testing.T) {
 	got := make([]byte, 4)
 	if _, err := cl.Read(got); err != nil || string(got) != "ping" {
 		t.Fatalf("echo on an adopted connection: %q, %v", got, err)
+	}
+}
+
+// TestWatcherClosesConnWithoutFD: every listener is watched through its own
+// Accept, so a wrapper's Accept may return a connection that is not a
+// syscall.Conn (one wrapped for metrics). It has no fd to poll: it is
+// closed, and the watcher goes on, where an unchecked type assertion
+// crashed the process.
+func TestWatcherClosesConnWithoutFD(t *testing.T) {
+	type wrappedConn struct{ net.Conn }
+	a, b := net.Pipe()
+	defer b.Close()
+	x := &listener{}
+	x.adopt(wrappedConn{a}, &backoffWait{})
+	b.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := b.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("the peer of a connection without an fd read %v, want io.EOF (closed)", err)
 	}
 }
