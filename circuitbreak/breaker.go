@@ -83,9 +83,10 @@ type Config struct {
 	// Counts says which errors count as failures (default
 	// [DefaultCounts]). Errors it rejects count as successes: the service
 	// answered. The exception is an error Counts rejects that got no
-	// answer: of code rpcerr.Canceled, or whose request was never sent
+	// answer: of code rpcerr.Canceled, whose request was never sent
 	// (rpcerr.NotSent: the error has a RequestNotSent method reporting
-	// true). It counts neither way. In the
+	// true), or that its own client ended (rpcerr.Abandoned: a call that
+	// the client's Close ended). It counts neither way. In the
 	// closed state it is left out of the window (it neither dilutes the
 	// error rate nor counts toward MinSamples); a half-open probe ending
 	// so neither closes the breaker nor opens it, it only frees the
@@ -172,11 +173,13 @@ func (c *Config) fill() {
 
 // DefaultCounts is the default failure predicate: every error except those
 // that are answers or the caller's own doing: rpcerr codes Business
-// (business status), Declared (IDL-declared exceptions) and Canceled, and a
+// (business status), Declared (IDL-declared exceptions) and Canceled, a
 // Protocol error whose request was never sent (the client could not encode
-// it: a required field missing, say). A nil error is a success. A canceled
-// call, or one never sent, is no success either: it counts neither way, in
-// the window or as a half-open probe (see Config.Counts).
+// it: a required field missing, say), and an error of a call its own
+// client ended (rpcerr.Abandoned: the Connection error of a call in flight
+// when the client was closed). A nil error is a success. A canceled call,
+// one never sent, or one its client ended, is no success either: it counts
+// neither way, in the window or as a half-open probe (see Config.Counts).
 func DefaultCounts(err error) bool {
 	switch rpcerr.CodeOf(err) {
 	case rpcerr.OK, rpcerr.Business, rpcerr.Declared, rpcerr.Canceled:
@@ -184,13 +187,14 @@ func DefaultCounts(err error) bool {
 	case rpcerr.Protocol:
 		return !rpcerr.NotSent(err)
 	}
-	return true
+	return !rpcerr.Abandoned(err)
 }
 
 // unanswered reports whether err, an error Config.Counts rejected, says
-// that no answer came: the call was canceled, or its request never sent.
+// that no answer came: the call was canceled, its request never sent, or
+// its client ended it.
 func unanswered(err error) bool {
-	return rpcerr.CodeOf(err) == rpcerr.Canceled || rpcerr.NotSent(err)
+	return rpcerr.CodeOf(err) == rpcerr.Canceled || rpcerr.NotSent(err) || rpcerr.Abandoned(err)
 }
 
 // ErrOpen is the cause of the error a breaker returns when it rejects a

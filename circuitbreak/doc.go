@@ -14,8 +14,8 @@
 // Which errors count is [Config.Counts]; by default ([DefaultCounts])
 // every error except business statuses and IDL-declared exceptions, which
 // are answers of a healthy service, and the caller's own doing: its
-// cancellations and requests the client could not encode. Those last got
-// no answer and count neither way.
+// cancellations, requests the client could not encode and calls ended by
+// the client's Close. Those last got no answer and count neither way.
 //
 // A [Group] keeps one breaker per key. [Group.Middleware] is the
 // service-level breaker (a breaker per method of the callee service) with

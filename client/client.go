@@ -139,8 +139,8 @@ func New(service string, opts ...Option) (*Client, error) {
 // its field of result, and the generated stub returns it (result's
 // GetError). Call returns nil then.
 func (c *Client) Call(ctx context.Context, method string, oneway bool, args, result thrift.FastCodec, opts ...CallOption) error {
-	if c.closed.Load() {
-		return errClientClosed
+	if c.closed.Load() && c.cfg.tracer == nil {
+		return errClientClosed // with a tracer, callTraced reports it
 	}
 	if ctx == nil {
 		ctx = context.Background()
@@ -190,7 +190,11 @@ func (c *Client) Call(ctx context.Context, method string, oneway bool, args, res
 // Close closes the client's connections and waits for the goroutines
 // reading them. A call in progress that waits for its reply (or for its
 // request to be written) fails at once with an rpcerr.Connection error
-// saying the client is closed, and so do later calls.
+// saying the client is closed, and so do later calls. Closing is the
+// caller's own doing: the circuit breakers' default counting
+// (circuitbreak.DefaultCounts) leaves these failures out, as it does
+// canceled calls (rpcerr.Abandoned reports them), so that a breaker shared
+// with another client of the service does not open.
 func (c *Client) Close() error {
 	if c.closed.Swap(true) {
 		return nil

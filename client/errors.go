@@ -12,7 +12,8 @@ import (
 
 var (
 	// errClientClosed reports a call on a closed Client: a Connection
-	// error that no retry can mend (rpcerr.Final).
+	// error that no retry can mend (rpcerr.Final) and that the circuit
+	// breakers do not count (rpcerr.Abandoned).
 	errClientClosed error = &closedError{rpcerr.New(rpcerr.Connection, "client: the client is closed")}
 	// errDrained is why a multiplexed connection closes after the server
 	// asked to drop it.
@@ -24,12 +25,16 @@ var (
 
 // closedError marks the failures of a closed client final: the retry
 // middleware stops, where a Connection error not sent would be retried
-// through its whole backoff schedule after Close.
+// through its whole backoff schedule after Close. It marks them abandoned
+// too: closing the client is the caller's own doing, and a breaker shared
+// with another client of the service (WithCircuitBreaker's Group) must
+// not open because Close ended the calls in flight.
 type closedError struct{ err error }
 
-func (e *closedError) Error() string { return e.err.Error() }
-func (e *closedError) Unwrap() error { return e.err }
-func (e *closedError) Final() bool   { return true }
+func (e *closedError) Error() string       { return e.err.Error() }
+func (e *closedError) Unwrap() error       { return e.err }
+func (e *closedError) Final() bool         { return true }
+func (e *closedError) CallAbandoned() bool { return true }
 
 // connError classifies why a connection failed: a transport error for bad
 // bytes keeps its code (Protocol); anything else is a Connection error.

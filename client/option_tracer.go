@@ -16,7 +16,9 @@ import (
 // and t.Finish when Call returns, with the call's stats.Stats (Begin, Send
 // = request flushed, Receive = reply read, End, payload sizes, the error).
 // When a middleware panics, Finish gets an rpcerr.Internal error naming the
-// panic, and the panic goes on to Call's caller.
+// panic, and the panic goes on to Call's caller. A call on a closed client
+// is reported too (Start, then Finish with the error Call returns), though
+// it runs no middleware.
 // Use stats.Chain for several tracers; a nil t sets none. Default: none,
 // and then the call path does no tracing work.
 func WithTracer(t stats.Tracer) Option {
@@ -53,16 +55,36 @@ func (c *Client) callTraced(cs *callState, args, result thrift.FastCodec, resp a
 			panic(r)
 		}
 	}()
-	err := c.ep(ctx, args, resp)
+	var err error
+	if c.closed.Load() {
+		// Call left a closed client's call to this check: a metric of
+		// failed calls counts it too, as WithTracer says.
+		err = errClientClosed
+	} else {
+		err = c.ep(ctx, args, resp)
+	}
 	done = true
 	st.End = time.Now()
 	st.Error = err
 	if args != nil && !st.Send.IsZero() {
-		st.RequestSize = args.BLength()
+		st.RequestSize = codecLength(args)
 	}
 	if result != nil && st.ResponseSize == 0 && !st.Receive.IsZero() && err == nil {
-		st.ResponseSize = result.BLength()
+		st.ResponseSize = codecLength(result)
 	}
 	tr.Finish(ctx, st)
 	return err
+}
+
+// codecLength returns v.BLength() for the tracer, or 0 if it panics (a
+// hand-written codec's bug): the call is over, its reply decoded, and
+// sizing it must not skip the tracer's Finish, which callTraced's
+// recovery no longer covers then (as the server's resultLength).
+func codecLength(v thrift.FastCodec) (n int) {
+	defer func() {
+		if recover() != nil {
+			n = 0
+		}
+	}()
+	return v.BLength()
 }

@@ -239,6 +239,16 @@ func Final(err error) bool {
 	return errors.As(err, &f) && f.Final()
 }
 
+// Abandoned reports whether err says that the call was ended by its own
+// client, not failed by the server or the network: an error in its chain
+// has the method CallAbandoned() bool returning true. The client marks so
+// the calls its Close ends (and the calls made after it); the circuit
+// breakers count them neither way, as they do a canceled call.
+func Abandoned(err error) bool {
+	var a interface{ CallAbandoned() bool }
+	return errors.As(err, &a) && a.CallAbandoned()
+}
+
 // CodeOf returns the code of err:
 //   - OK for nil;
 //   - the Code of the first [*Error] in err's chain ([Internal] if that is
