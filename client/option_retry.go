@@ -56,7 +56,8 @@ func (g *govState) requestWritten() {
 // generated results are) in a context derived from the one the retry
 // middleware got, so that it sends the metainfo the tracer and the
 // middleware outside added; the winner's result, addresses and tracer
-// timings become the call's.
+// timings become the call's (when every attempt failed, those of the
+// attempt whose error Call returns: a request sent is reported so).
 func WithRetry(r *retry.Retryer) Option {
 	return optionFunc(func(c *config) {
 		if r == nil {
@@ -96,7 +97,8 @@ func isOneway(ctx context.Context) bool {
 // keeps their deadlines. The retry middleware cancels every attempt before
 // the call returns, so nothing stays registered on the call's context.
 // The winner's addresses, sequence id and tracer timings become the
-// call's.
+// call's: done(true) is given the attempt whose outcome, reply or error,
+// the call returns (retry.Fork).
 func (c *Client) fork(ctx context.Context, resp any) (context.Context, any, <-chan struct{}, context.CancelFunc, func(bool)) {
 	parent := stateOf(ctx)
 	if parent == nil {

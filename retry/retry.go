@@ -149,10 +149,13 @@ func (r *Retryer) onewayPolicy(ri *rpcinfo.RPCInfo) *Policy {
 // once the attempt's request is written (nil if the caller cannot tell; the
 // middleware then waits for the attempt to end before it returns), cancel,
 // which cancels the attempt's context, and done,
-// which the middleware calls once the attempt has ended: with won true it
-// copies the attempt's result into resp; it then releases what the attempt
-// held. The client supplies it (client.WithRetry); without a Fork backup
-// requests are not sent.
+// which the middleware calls once the attempt has ended: with won true,
+// for the one attempt whose outcome is the call's (the first reply, a
+// failure that ends the call, or, when every attempt failed, the attempt
+// whose error the call returns), it copies the attempt's result into resp
+// (the client also makes the attempt's addresses and tracer timings the
+// call's); it then releases what the attempt held. The client supplies it
+// (client.WithRetry); without a Fork backup requests are not sent.
 type Fork func(ctx context.Context, resp any) (actx context.Context, aresp any, sent <-chan struct{}, cancel context.CancelFunc, done func(won bool))
 
 // Middleware returns the middleware that retries calls by their method's
@@ -431,6 +434,14 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 	due := time.Now().Add(p.BackupDelay) // when timer fires; zero once it fired
 	inflight := 1
 	var lastErr error
+	// last is the attempt whose error lastErr is. Its done waits for the
+	// call's end: when no attempt wins, its outcome is the call's (the
+	// request it sent, the address it sent it to).
+	var last *attempt
+	noWinner := func() error {
+		r.settle(all, last, 0, results)
+		return afterAttempts(len(all), lastErr)
+	}
 	for {
 		select {
 		case a := <-results:
@@ -445,16 +456,26 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 				a.budgetAt = notBudgeted
 			}
 			if a.err == nil || (!retryable && !unsent) {
-				err := a.err
+				win, err := a, a.err
 				if err != nil && NotSent(err) && lastErr != nil && !NotSent(lastErr) {
-					err = lastErr // an earlier attempt was sent and may have run
+					// An earlier attempt was sent and may have run: its
+					// outcome is the call's.
+					a.done(false)
+					win, err = last, lastErr
+				} else if last != nil {
+					last.done(false)
 				}
-				r.settle(all, a, inflight, results)
+				r.settle(all, win, inflight, results)
 				return afterAttempts(len(all), err)
 			}
-			a.done(false)
 			if lastErr == nil || !NotSent(a.err) {
 				lastErr = a.err // an error of a sent attempt is kept over one of an unsent one
+				if last != nil {
+					last.done(false)
+				}
+				last = a
+			} else {
+				a.done(false)
 			}
 			if !retryable {
 				continue
@@ -467,7 +488,7 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 				now := time.Now()
 				if !deadline.IsZero() && deadline.Sub(now) <= wait {
 					if inflight == 0 {
-						return afterAttempts(len(all), lastErr) // no time left for another attempt
+						return noWinner() // no time left for another attempt
 					}
 				} else if due.IsZero() || now.Add(wait).Before(due) {
 					timer.Reset(wait)
@@ -480,7 +501,7 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 				timer.Reset(p.BackupDelay)
 				due = time.Now().Add(p.BackupDelay)
 			} else if inflight == 0 {
-				return afterAttempts(len(all), lastErr)
+				return noWinner()
 			}
 		case <-timer.C:
 			due = time.Time{}
@@ -489,19 +510,24 @@ func (r *Retryer) hedge(ctx context.Context, req, resp any, p *Policy, deadline 
 				timer.Reset(p.BackupDelay)
 				due = time.Now().Add(p.BackupDelay)
 			} else if inflight == 0 {
-				return afterAttempts(len(all), lastErr) // after a failure: no budget, attempts or time left
+				return noWinner() // after a failure: no budget, attempts or time left
 			}
 		case <-ctx.Done():
+			if last != nil {
+				last.done(false)
+			}
 			r.settle(all, nil, inflight, results)
 			return rpcerr.Wrap(rpcerr.CodeOf(ctx.Err()), ctx.Err(), "waiting for the attempts of a backup-request call")
 		}
 	}
 }
 
-// settle ends a backup-request call: the winner (nil if none) gives its
-// result to the caller; the attempts still in flight are canceled, waited
-// for until their requests are written (the caller may reuse the request
-// once the call returns), and released in the background when they end.
+// settle ends a backup-request call: the winner, the attempt whose outcome
+// is the call's (nil if none), gives its result to the caller; the
+// attempts still in flight are canceled, waited for until their requests
+// are written (the caller may reuse the request once the call returns),
+// and released in the background when they end. Attempts that ended
+// before (and whose done was called) are only canceled again.
 func (r *Retryer) settle(all []*attempt, winner *attempt, inflight int, results <-chan *attempt) {
 	for _, a := range all {
 		if a == winner {
