@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/petrel-rpc/petrel/circuitbreak"
@@ -31,7 +32,8 @@ func WithCircuitBreaker(g *circuitbreak.Group, fallback circuitbreak.Fallback) O
 
 // WithInstanceBreaker installs instance-level circuit breakers: one breaker
 // of g per server address. When the address picked for a call has an open
-// breaker the client picks again (up to 3 times); when every pick is open
+// breaker the client picks again (up to 3 picks, each breaker asked, and a
+// rejection counted, at most once per call); when every pick is open
 // the call fails at once with an rpcerr.Overloaded error wrapping
 // circuitbreak.ErrOpen, marked as not sent. Every call's outcome is
 // recorded in its address's breaker. With WithResolver, the breaker of an
@@ -71,23 +73,33 @@ func (c *Client) pick(ctx context.Context, cs *callState, deadline time.Time) (s
 	if g == nil {
 		return addr, nil
 	}
-	for i := 1; ; i++ {
-		b := g.Lookup(addr)
-		if b == nil {
-			if b = c.newInstanceBreaker(g, addr); b == nil {
-				return addr, nil // addr just left: no breaker to consult
+	// Each breaker is asked at most once per call: Admit counts a
+	// rejection, and a balancer that gives the same address back (a
+	// single instance, a consistent-hash key) would count one call as
+	// several. An address picked again is passed over unasked.
+	var asked [maxBreakerPicks]string // addresses whose breaker rejected the call
+	var rejected error                // the last rejection
+	for i, n := 1, 0; ; i++ {
+		if !slices.Contains(asked[:n], addr) {
+			b := g.Lookup(addr)
+			if b == nil {
+				if b = c.newInstanceBreaker(g, addr); b == nil {
+					return addr, nil // addr just left: no breaker to consult
+				}
 			}
-		}
-		ticket, err := b.Admit()
-		if err == nil {
-			cs.gov.breaker, cs.gov.ticket = b, ticket
-			return addr, nil
+			ticket, err := b.Admit()
+			if err == nil {
+				cs.gov.breaker, cs.gov.ticket = b, ticket
+				return addr, nil
+			}
+			asked[n], rejected = addr, err
+			n++
 		}
 		if c.fb != nil {
-			c.fb.Done(addr, 0, err) // the balancer's pick is not used
+			c.fb.Done(addr, 0, rejected) // the balancer's pick is not used
 		}
 		if i == maxBreakerPicks {
-			return "", rpcerr.Wrap(rpcerr.Overloaded, err, "every instance picked for "+c.service+" has an open circuit breaker (last "+addr+")")
+			return "", rpcerr.Wrap(rpcerr.Overloaded, rejected, "every instance picked for "+c.service+" has an open circuit breaker (last "+addr+")")
 		}
 		if addr, err = c.res.pick(ctx, cs, deadline); err != nil {
 			return "", rpcerr.Wrap(rpcerr.Connection, err, "no address for "+c.service)
