@@ -52,9 +52,16 @@ type P2C struct {
 }
 
 type p2cState struct {
-	insts    []discovery.Instance
-	nodes    []*p2cNode
-	byAddr   map[string]*p2cNode
+	insts  []discovery.Instance
+	nodes  []*p2cNode
+	byAddr map[string]*p2cNode
+	// gone holds the nodes of addresses no longer listed whose calls may
+	// still be in flight: those that left in the Update that made this
+	// state, and those that left earlier with calls still in flight then.
+	// Done counts their calls' ends there, and an address that comes back
+	// takes its node again: a new node would take the Dones of the calls
+	// picked before it left for those of the calls picked since.
+	gone     map[string]*p2cNode
 	halfLife uint64 // picks after which an unsampled average halves
 	penalty  int64  // ErrorPenalty, nanoseconds
 }
@@ -62,7 +69,9 @@ type p2cState struct {
 // p2cNode is an instance's load. Nodes survive Update for the addresses
 // that stay, whatever their new weight, so that their history is kept and
 // no Pick or Done made meanwhile lands on a node about to be dropped (a
-// copy of the counts, made while calls end, left one in flight for good).
+// copy of the counts, made while calls end, left one in flight for good);
+// and for the addresses that leave while their calls are in flight (see
+// p2cState.gone).
 type p2cNode struct {
 	inflight atomic.Int64  // picked and not yet Done
 	ewma     atomic.Int64  // latency average, nanoseconds; 0: no sample yet
@@ -90,7 +99,9 @@ func NewP2C(cfg P2CConfig) (*P2C, error) {
 }
 
 // Update replaces the instances, keeping the load of those that stay. An
-// address listed twice has one load and two chances to be drawn.
+// address listed twice has one load and two chances to be drawn. An
+// address that leaves while calls to it are in flight keeps its load until
+// they end, and finds it again if it comes back before.
 func (b *P2C) Update(instances []discovery.Instance) {
 	old := b.state.Load()
 	// Zero fields (from the config or a P2C made without NewP2C) take the
@@ -118,7 +129,9 @@ func (b *P2C) Update(instances []discovery.Instance) {
 		}
 		var n *p2cNode
 		if old != nil {
-			n = old.byAddr[in.Address]
+			if n = old.byAddr[in.Address]; n == nil {
+				n = old.gone[in.Address] // back while its calls are in flight
+			}
 		}
 		if n == nil {
 			n = &p2cNode{}
@@ -128,7 +141,30 @@ func (b *P2C) Update(instances []discovery.Instance) {
 		st.nodes[i] = n
 		st.byAddr[in.Address] = n
 	}
+	if old != nil {
+		// An address leaving now is kept whatever its count: a Pick of
+		// the old state may be adding to it still. One that left before
+		// is kept while its calls are in flight.
+		for addr, n := range old.byAddr {
+			if st.byAddr[addr] == nil {
+				st.keepGone(addr, n)
+			}
+		}
+		for addr, n := range old.gone {
+			if st.byAddr[addr] == nil && n.inflight.Load() > 0 {
+				st.keepGone(addr, n)
+			}
+		}
+	}
 	b.state.Store(st)
+}
+
+// keepGone keeps n, the node of addr, which is no longer listed.
+func (st *p2cState) keepGone(addr string, n *p2cNode) {
+	if st.gone == nil {
+		st.gone = make(map[string]*p2cNode)
+	}
+	st.gone[addr] = n
 }
 
 // Pick draws two instances and returns the less loaded; key is ignored.
@@ -172,8 +208,10 @@ func (st *p2cState) better(a, b int, now uint64) bool {
 	return ca < cb
 }
 
-// Done reports the end of a call to address. Reports for addresses no
-// longer in the list are ignored.
+// Done reports the end of a call to address. A report for an address no
+// longer in the list counts against the load it had, kept while its calls
+// are in flight (see Update); other reports for addresses not listed are
+// ignored.
 func (b *P2C) Done(address string, latency time.Duration, err error) {
 	st := b.state.Load()
 	if st == nil {
@@ -181,7 +219,9 @@ func (b *P2C) Done(address string, latency time.Duration, err error) {
 	}
 	nd := st.byAddr[address]
 	if nd == nil {
-		return
+		if nd = st.gone[address]; nd == nil {
+			return
+		}
 	}
 	if nd.inflight.Add(-1) < 0 {
 		nd.inflight.Store(0) // a Done without its Pick
