@@ -13,21 +13,35 @@ import (
 	"github.com/petrel-rpc/petrel/netpoll"
 )
 
+// wrappedListener is a common listener wrapper (a keep-alive setting,
+// metrics): it embeds *net.TCPListener, so it is a syscall.Conn and Serve
+// takes it.
+type wrappedListener struct{ *net.TCPListener }
+
 // TestServeEndsWhenListenerClosed: a listener its user closes (not through
 // Shutdown) ends Serve, with an error saying so, as net/http's Serve does;
 // from then on nothing listens on its address. Serve listened on a
 // duplicate of the listener's fd, so it went on accepting, and serving,
-// after the Close and never returned.
+// after the Close and never returned. So it did for a listener wrapping a
+// *net.TCPListener ("wrapped"), which Serve took but did not watch: every
+// listener is now watched through its own Accept.
 func TestServeEndsWhenListenerClosed(t *testing.T) {
-	for _, network := range []string{"tcp", "unix"} {
-		t.Run(network, func(t *testing.T) {
-			addr := "127.0.0.1:0"
-			if network == "unix" {
+	for _, name := range []string{"tcp", "unix", "wrapped"} {
+		t.Run(name, func(t *testing.T) {
+			network, addr := name, "127.0.0.1:0"
+			switch name {
+			case "unix":
 				addr = filepath.Join(t.TempDir(), "s")
+			case "wrapped":
+				network = "tcp"
 			}
+			var ln net.Listener
 			ln, err := net.Listen(network, addr)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if name == "wrapped" {
+				ln = wrappedListener{ln.(*net.TCPListener)}
 			}
 			addr = ln.Addr().String()
 			loop, err := netpoll.NewEventLoop(netpoll.Config{OnRequest: echo})
