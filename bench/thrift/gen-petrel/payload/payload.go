@@ -1975,11 +1975,13 @@ func (p Kind) MarshalText() ([]byte, error) {
 }
 
 // UnmarshalText sets p to the member named by text, or to the value of a
-// decimal number (as MarshalText writes a value that is not a member).
+// decimal number (as MarshalText writes a value that is not a member);
+// a number an i32 cannot hold, which would go on the wire as another
+// value, is an error.
 func (p *Kind) UnmarshalText(text []byte) error {
 	v, err := KindFromString(string(text))
 	if err != nil {
-		n, nerr := strconv.ParseInt(string(text), 10, 64)
+		n, nerr := strconv.ParseInt(string(text), 10, 32)
 		if nerr != nil {
 			return err
 		}
