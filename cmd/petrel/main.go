@@ -318,8 +318,10 @@ func writeGenerated(out string, files []gen.File) error {
 			return err
 		}
 		// The name starts with a dot and does not end in .go: the go
-		// command ignores it should it outlive a crash.
-		f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.tmp")
+		// command ignores it should it outlive a crash. It is short, not
+		// derived from dst's: a name near the file system's limit (255
+		// bytes) would not fit with a suffix.
+		f, err := os.CreateTemp(filepath.Dir(dst), ".petrel-*.tmp")
 		if err != nil {
 			removeTmps(0)
 			return fmt.Errorf("writing %s: %w", dst, err)
