@@ -19,9 +19,9 @@ type ParseOptions struct {
 	// IncludeDirs are searched, in order, for an include that is not found
 	// relative to the including file (the -I flag of the compiler).
 	IncludeDirs []string
-	// ReadFile reads an IDL file. Nil means os.ReadFile, and then an
-	// include naming a device, named pipe or socket is refused without
-	// being read (/dev/zero never ends; a pipe blocks). A not-found error
+	// ReadFile reads an IDL file. Nil means os.ReadFile, and then a main
+	// file or include that is a device, named pipe or socket is refused
+	// without being read (/dev/zero never ends; a pipe blocks). A not-found error
 	// must satisfy errors.Is(err, fs.ErrNotExist) for the search to go on to
 	// the next directory.
 	//
@@ -46,6 +46,11 @@ type ParseOptions struct {
 func ParseFile(path string, opts ParseOptions) (*File, error) {
 	ld := newLoader(opts)
 	p := filepath.Clean(path)
+	if ld.osFS {
+		if kind := specialFile(p); kind != "" {
+			return nil, ErrorList{{Pos: Pos{File: p}, Msg: "cannot read IDL file: " + p + " is a " + kind + ", not a regular file"}}
+		}
+	}
 	src, err := ld.read(p)
 	if err != nil {
 		return nil, ErrorList{{Pos: Pos{File: p}, Msg: "cannot read IDL file: " + err.Error(), Err: err}}

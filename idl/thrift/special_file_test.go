@@ -54,3 +54,13 @@ func TestIncludeOfSpecialFile(t *testing.T) {
 		}
 	}
 }
+
+// TestMainFileSpecialFile: the same for the main file (petrel gen
+// /dev/zero read until it ran out of memory).
+func TestMainFileSpecialFile(t *testing.T) {
+	_, err := thrift.ParseFile("/dev/zero", thrift.ParseOptions{})
+	want := "/dev/zero: cannot read IDL file: /dev/zero is a device, not a regular file"
+	if err == nil || err.Error() != want {
+		t.Errorf("ParseFile(/dev/zero): %v, want %s", err, want)
+	}
+}
