@@ -16,7 +16,7 @@ package limit
 
 import (
 	"fmt"
-	"math"
+
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -159,63 +159,42 @@ func (c *Concurrency) Max() int { return int(c.max) }
 
 // TokenBucket admits up to rate requests per second with bursts of up to
 // burst: it holds at most burst tokens, gains rate tokens per second, and
-// each admitted request takes one. Times are passed in by the caller (unix
-// nanoseconds), so a server that already read the clock does not read it
-// again.
+// each admitted request takes one. Times are passed in by the caller, so a
+// server that already read the clock does not read it again: nanoseconds
+// on a monotonic clock of the caller's (time.Since a fixed time; a wall
+// clock may be set back).
 type TokenBucket struct {
 	mu     sync.Mutex // guards tokens and last
 	rate   float64    // tokens per second; read-only
 	rateN  int        // rate as given (float64 rounds one past 2^53); read-only
 	burst  float64    // read-only
 	tokens float64    // guarded by mu
-	last   int64      // guarded by mu: unix nanoseconds of the last refill
-	// back is guarded by mu: the latest time seen on a clock set back
-	// (more than clockStepBack before last, and no time near last seen
-	// since), or noBack.
-	back int64
+	last   int64      // guarded by mu: the time of the last refill
 }
 
-// noBack is TokenBucket.back when no time behind last is being followed.
-const noBack = math.MinInt64
-
 // NewTokenBucket returns a full bucket of burst tokens (burst <= 0: rate)
-// refilled at rate tokens per second, starting at now (unix nanoseconds).
-// rate must be positive.
+// refilled at rate tokens per second, starting at now (monotonic
+// nanoseconds). rate must be positive.
 func NewTokenBucket(rate, burst int, now int64) *TokenBucket {
 	if burst <= 0 {
 		burst = rate
 	}
-	return &TokenBucket{rate: float64(rate), rateN: rate, burst: float64(burst), tokens: float64(burst), last: now, back: noBack}
+	return &TokenBucket{rate: float64(rate), rateN: rate, burst: float64(burst), tokens: float64(burst), last: now}
 }
 
-// clockStepBack is how far before the last time seen a time must be for
-// Allow to take it as the clock possibly set back (an NTP step, a resumed
-// virtual machine). Closer times are callers' reads of the clock arriving
-// out of order.
-const clockStepBack = int64(100e6) // 100 ms
-
-// Allow takes a token at time now (unix nanoseconds) and reports whether
-// there was one. A time earlier than the last one seen adds nothing. One
-// more than 100 ms earlier is either the wall clock set back or a caller
-// that read the clock long before calling (descheduled under load): the
-// bucket follows it as a second clock, refilling by the times after it
-// (so a clock set back does not refuse every request until it is back
-// where it was), until a time near the last one seen again shows that the
-// clock was not set back. The time between the two clocks is never
-// counted: a late caller does not give the next one its lag again.
+// Allow takes a token at time now (monotonic nanoseconds) and reports
+// whether there was one. A time earlier than the last one seen adds
+// nothing: its caller read the clock before another one did (descheduled
+// in between, under load), and the time up to the later reading has been
+// counted. (A wall clock was taken here once, and a time far behind the
+// last taken for the clock set back and followed: readings from several
+// such callers in a row counted the time between them twice, and the rate
+// did not hold under overload.)
 func (b *TokenBucket) Allow(now int64) bool {
 	b.mu.Lock()
 	if d := now - b.last; d > 0 {
 		b.tokens = min(b.burst, b.tokens+float64(d)*b.rate/1e9)
 		b.last = now
-		b.back = noBack
-	} else if d >= -clockStepBack {
-		b.back = noBack // the clock was not set back
-	} else if b.back != noBack && now > b.back {
-		b.tokens = min(b.burst, b.tokens+float64(now-b.back)*b.rate/1e9)
-		b.back = now
-	} else if b.back == noBack || now < b.back-clockStepBack {
-		b.back = now
 	}
 	ok := b.tokens >= 1
 	if ok {
@@ -240,8 +219,9 @@ type Limiter struct {
 	messages [InFlight + 1]string // Message by Reason; read-only
 }
 
-// New returns a Limiter for cfg, starting its token bucket at now (unix
-// nanoseconds), or the error of cfg.Validate.
+// New returns a Limiter for cfg, starting its token bucket at now
+// (monotonic nanoseconds, as AcquireRequest's), or the error of
+// cfg.Validate.
 func New(cfg Config, now int64) (*Limiter, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -284,8 +264,8 @@ func (l *Limiter) ReleaseConn() { l.conns.Release() }
 // Connections returns the number of admitted connections open.
 func (l *Limiter) Connections() int64 { return l.conns.Load() }
 
-// AcquireRequest admits a request at time now (unix nanoseconds; read only
-// when NeedsClock) and returns None, or returns the Reason it is rejected
+// AcquireRequest admits a request at time now (monotonic nanoseconds, on
+// the clock New's now was read from; read only when NeedsClock) and returns None, or returns the Reason it is rejected
 // for. An admitted request must be released with ReleaseRequest when it is
 // answered. The in-flight bound is checked first, so a request rejected for
 // it takes no token.

@@ -466,7 +466,7 @@ func (s *Server) handle(c *call, name string, typ thrift.MessageType, seq int32,
 		s.stats.rejectedStop.Add(1)
 		return c.rejectAndFree(m.info.Name, thrift.ExceptionInternalError, errShuttingDown.Error(), !concurrent)
 	}
-	if why := s.lim.AcquireRequest(now); why != limit.None {
+	if why := s.lim.AcquireRequest(int64(t0.Sub(s.epoch))); why != limit.None {
 		r.Release()
 		if why == limit.QPS {
 			s.stats.rejectedQPS.Add(1)

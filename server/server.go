@@ -32,6 +32,9 @@ var ErrServerStopped = errors.New("server: stopped")
 type Server struct {
 	cfg    config
 	cfgErr error // from validation in New; returned by Run and Serve
+	// epoch is when New ran: the limiter's clock is the time since
+	// (monotonic; a wall clock set back would stop admitting requests).
+	epoch time.Time
 
 	mu       sync.Mutex                    // guards the fields below
 	services []*service                    // guarded by mu; read-only once serving
@@ -93,11 +96,12 @@ func New(opts ...Option) *Server {
 		}
 	}
 	s.cfgErr = s.cfg.validate()
+	s.epoch = time.Now()
 	lim, err := limit.New(limit.Config{
 		MaxConnections: max(s.cfg.maxConns, 0),
 		MaxQPS:         max(s.cfg.maxQPS, 0),
 		MaxInFlight:    max(s.cfg.maxInFlight, 0),
-	}, time.Now().UnixNano())
+	}, 0)
 	if err != nil && s.cfgErr == nil {
 		s.cfgErr = err
 	}
