@@ -662,7 +662,8 @@ func (c *call) serve(flush bool) {
 var errGoexit error = rpcerr.New(rpcerr.Internal, "server: the handler called runtime.Goexit")
 
 // answerUnserved is called on a Framed or Buffered connection's reader
-// when the handler of the request name (seq) has called runtime.Goexit,
+// when the handler of the request name (seq), or the tracer's Start or
+// Finish for it, has called runtime.Goexit,
 // which ends the reader, and netpoll closes the connection when it has.
 // The requests read with that one, waiting in the input, cannot be served
 // any more: each is answered with an INTERNAL_ERROR saying so (oneway ones
@@ -677,7 +678,7 @@ func (cs *connState) answerUnserved(name string, seq int32) {
 			// Read from a copy of what has arrived, which ends where the
 			// input does instead of waiting for more.
 			in := buf.NewLinkBufferFrom(b)
-			msg := fmt.Sprintf("server: not served: the handler of %s (seq %d), read before it on this connection, called runtime.Goexit, which ends the connection", name, seq)
+			msg := fmt.Sprintf("server: not served: serving %s (seq %d), read before it on this connection, called runtime.Goexit, which ends the connection", name, seq)
 			for in.Len() > 0 {
 				c := getCall()
 				c.s, c.cs = s, cs

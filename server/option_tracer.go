@@ -51,7 +51,7 @@ func (c *call) serveTraced(cctx *callCtx, result thrift.FastCodec, flush bool) {
 			c.cs.answerUnserved(c.m.info.Name, c.seq) // see serve
 		}
 		st.End = time.Now()
-		c.finishTrace(ctx, tr, st)
+		c.finishTrace(ctx, tr, st, flush || err == errGoexit)
 	}()
 	ctx, serr := c.startTrace(tr, cctx)
 	st.HandleStart = time.Now()
@@ -77,14 +77,24 @@ func resultLength(result thrift.FastCodec) (n int) {
 
 // finishTrace calls tr.Finish, counting a panic in it in Stats().Panics:
 // on a Framed or Buffered connection the reply written before it waits for
-// the reader's flush, which the panic would skip, closing the connection.
-func (c *call) finishTrace(ctx context.Context, tr stats.Tracer, st *stats.Stats) {
+// the reader's flush (flushed false), which the panic would skip, closing
+// the connection. A Finish that calls runtime.Goexit ends the reader all
+// the same: the reply queued goes out first, and the requests read behind
+// it are answered (answerUnserved), as after a handler's Goexit.
+func (c *call) finishTrace(ctx context.Context, tr stats.Tracer, st *stats.Stats, flushed bool) {
+	returned := false
 	defer func() {
 		if r := recover(); r != nil {
 			c.s.stats.panics.Add(1)
+		} else if !returned {
+			c.s.stats.panics.Add(1)
+			if !flushed {
+				c.cs.answerUnserved(c.m.info.Name, c.seq)
+			}
 		}
 	}()
 	tr.Finish(ctx, st)
+	returned = true
 }
 
 // startTrace returns the context tr.Start gives for the call (cctx if nil),
