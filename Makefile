@@ -44,10 +44,10 @@ unit: generate
 	@# Memory and latency bounds are asserted exactly without the race runtime
 	@# (one package at a time, and the overload test alone: nothing else runs).
 	go test -count=1 -p 1 ./buf/... ./netpoll/...
-	@# 32-bit pointers (in epoll data, in buffer arithmetic): amd64 Linux runs 386 binaries.
+	@# 32-bit pointers and ints (epoll data, buffer and frame arithmetic): amd64 Linux runs 386 binaries.
 	@if [ "$$(go env GOHOSTOS)/$$(go env GOHOSTARCH)" = linux/amd64 ]; then \
-	  echo "GOARCH=386 go test ./buf/... ./gopool/... ./netpoll/..."; \
-	  GOARCH=386 go test -count=1 -p 1 ./buf/... ./gopool/... ./netpoll/... || exit 1; fi
+	  echo "GOARCH=386 go test ./buf/... ./gopool/... ./netpoll/... ./transport/..."; \
+	  GOARCH=386 go test -count=1 -p 1 ./buf/... ./gopool/... ./netpoll/... ./transport/... || exit 1; fi
 	go test -count=1 -run '^TestOverloadGoodput$$' -v ./server/
 
 # Runs every Fuzz target of every module briefly (its seed corpus runs in `unit` too).

@@ -110,10 +110,11 @@ func (w *walker) walk(b []byte, maxSize int) (end, need int, err error) {
 		if nl < 0 {
 			return 0, 0, protoErr(ErrBadMessage, "buffered: method name length %d is negative", nl)
 		}
-		hdr := 12 + int(nl)
-		if hdr+1 > maxSize {
-			return 0, 0, protoErr(ErrFrameTooLarge, "buffered: message of at least %d bytes, limit %d", hdr+1, maxSize)
+		// Compared in 64 bits: 12 + nl overflows a 32-bit int.
+		if uint64(nl)+13 > uint64(maxSize) {
+			return 0, 0, protoErr(ErrFrameTooLarge, "buffered: message of at least %d bytes, limit %d", uint64(nl)+13, maxSize)
 		}
+		hdr := 12 + int(nl)
 		if max := thrift.CurrentLimits().MaxStringSize; int(nl) > max {
 			return 0, 0, protoErr(ErrBadMessage, "buffered: method name of %d bytes exceeds the limit of %d", nl, max)
 		}
@@ -250,8 +251,11 @@ func (w *walker) value(b []byte, t thrift.TType, maxSize int) (need int, err err
 		if int(n) > lim.MaxStringSize {
 			return 0, protoErr(ErrBadMessage, "buffered: string of %d bytes exceeds the limit of %d at byte %d", n, lim.MaxStringSize, w.pos)
 		}
-		if end := w.pos + 4 + int(n); end > len(b) {
-			return w.needAt(end, maxSize)
+		// Compared in 64 bits: pos + 4 + n overflows a 32-bit int.
+		if end := uint64(w.pos) + 4 + uint64(n); end > uint64(maxSize) {
+			return 0, protoErr(ErrFrameTooLarge, "buffered: message of at least %d bytes, limit %d", end, maxSize)
+		} else if int(end) > len(b) {
+			return int(end), nil
 		}
 		w.pos += 4 + int(n)
 		return 0, nil

@@ -2,6 +2,7 @@ package transport_test
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestNegativeFrameLength(t *testing.T) {
 		{transport.TTHeader, []byte{0x80, 0, 0, 0, 0x10, 0x00, 0, 0}},
 	}
 	for _, c := range cases {
-		for _, limit := range []int{1 << 20, 1 << 33} {
+		for _, limit := range []int{1 << 20, math.MaxInt} {
 			lb := buf.NewLinkBufferFrom(c.frame)
 			r := newBlockingReader(c.frame, len(c.frame))
 			for _, rd := range []buf.Reader{lb, r} {
@@ -40,7 +41,7 @@ func TestNegativeFrameLength(t *testing.T) {
 				t.Errorf("%v: a rejected frame consumed %d bytes", c.p, len(c.frame)-lb.Len())
 			}
 		}
-		_, _, err := transport.DecodeTTHeader(c.frame, 1<<33, nil)
+		_, _, err := transport.DecodeTTHeader(c.frame, math.MaxInt, nil)
 		if c.p == transport.TTHeader && !errors.Is(err, transport.ErrBadFrame) {
 			t.Errorf("DecodeTTHeader: err = %v; want ErrBadFrame", err)
 		}
