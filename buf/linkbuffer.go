@@ -99,6 +99,12 @@ type LinkBuffer struct {
 	unflushed int   // bytes written since the last Flush
 	spare     *node // memory booked by Book and not yet linked
 	bookSize  int   // size of the next block Book takes
+	// booked is the room the last Book handed out, 0 once BookAck took it;
+	// bookAt and bookW are the last node and its write offset then: a
+	// write since moves them, and the booking is void.
+	booked int
+	bookAt *node
+	bookW  int
 
 	sliced bool // made by Slice: no writer adds to it
 }
@@ -350,8 +356,13 @@ func (b *LinkBuffer) Flush() error {
 // adaptive size (at least min bytes) that is linked only if it gets used. The
 // segments are appended to iov. BookAck reports how much was written.
 func (b *LinkBuffer) Book(min int, iov [][]byte) [][]byte {
-	if t := b.write; t != nil && !t.readonly && t.w < len(t.buf) {
-		iov = append(iov, t.buf[t.w:])
+	b.booked, b.bookAt, b.bookW = 0, b.write, 0
+	if t := b.write; t != nil {
+		b.bookW = t.w
+		if !t.readonly && t.w < len(t.buf) {
+			iov = append(iov, t.buf[t.w:])
+			b.booked = len(t.buf) - t.w
+		}
 	}
 	if b.bookSize < minBookSize {
 		b.bookSize = minBookSize
@@ -366,12 +377,15 @@ func (b *LinkBuffer) Book(min int, iov [][]byte) [][]byte {
 		}
 		b.spare = newNode(size)
 	}
+	b.booked += len(b.spare.buf)
 	return append(iov, b.spare.buf)
 }
 
 // BookAck records that n bytes were written into the segments of the last
-// Book, in order. They become readable at the next Flush. A negative n, or one
-// above the room the last Book handed out, is an error and records nothing.
+// Book, in order. They become readable at the next Flush. A negative n, one
+// above the room the last Book handed out, and one with no Book since the
+// last BookAck or since a write (the room handed out has moved) are errors
+// and record nothing: the bytes would be what the pooled memory last held.
 func (b *LinkBuffer) BookAck(n int) error {
 	if n <= 0 {
 		if n < 0 {
@@ -379,17 +393,17 @@ func (b *LinkBuffer) BookAck(n int) error {
 		}
 		return nil
 	}
-	room := 0
 	t := b.write
+	if b.booked == 0 || t != b.bookAt || (t != nil && t.w != b.bookW) {
+		return fmt.Errorf("buf: BookAck(%d) with nothing booked (no Book since the last BookAck or write)", n)
+	}
+	if n > b.booked {
+		return fmt.Errorf("buf: BookAck(%d) with %d bytes booked", n, b.booked)
+	}
+	b.booked = 0
+	room := 0
 	if t != nil && !t.readonly {
 		room = len(t.buf) - t.w
-	}
-	if n > room && (b.spare == nil || n-room > len(b.spare.buf)) {
-		booked := room
-		if b.spare != nil {
-			booked += len(b.spare.buf)
-		}
-		return fmt.Errorf("buf: BookAck(%d) with %d bytes booked", n, booked)
 	}
 	b.unflushed += n
 	if room > 0 {
@@ -779,6 +793,7 @@ func (b *LinkBuffer) Reset() {
 	b.head, b.read, b.held = nil, nil, nil
 	b.write, b.flush, b.spare = nil, nil, nil
 	b.unflushed = 0
+	b.booked, b.bookAt = 0, nil
 }
 
 // IsEmpty reports whether the buffer holds no nodes at all (no memory).
