@@ -53,6 +53,10 @@ func New(service string, opts ...Option) (*Client, error) {
 	if cfg.err != nil {
 		return nil, cfg.err
 	}
+	// Both say where the calls go; one would be silently unused.
+	if cfg.disc.resolver != nil && len(cfg.addrs) > 0 {
+		return nil, errors.New("client: WithHostPorts and WithResolver both give the servers; use one")
+	}
 	// WithHostPorts' addresses are checked whoever balances over them (the
 	// round robin here, or WithLoadBalancer's balancer).
 	for _, a := range cfg.addrs {
@@ -236,7 +240,7 @@ func (c *Client) invoke(ctx context.Context, req, resp any) error {
 			deadline = d
 		}
 	}
-	if err := ctx.Err(); err != nil {
+	if err := watched(ctx).Err(); err != nil {
 		return ctxError(err, "before calling "+cs.ri.Method)
 	}
 	// The deadline is checked before the pick, which the attempt then
@@ -290,6 +294,9 @@ func (c *Client) attempt(ctx context.Context, cs *callState, addr string, deadli
 	} else {
 		err = c.callPooled(ctx, cs, addr, deadline, args, result)
 	}
+	if err != nil {
+		err = contextTimeout(cs, deadline, err)
+	}
 	if c.fb != nil {
 		c.fb.Done(addr, time.Since(start), err)
 	}
@@ -309,7 +316,7 @@ const drainPicks = 3
 // refusal, as the attempt was.
 func (c *Client) pickOther(ctx context.Context, cs *callState, deadline time.Time, refused []string, refusal error) (string, bool) {
 	for range drainPicks {
-		if ctx.Err() != nil {
+		if watched(ctx).Err() != nil {
 			return "", false
 		}
 		addr, err := c.pick(ctx, cs, deadline)
@@ -400,7 +407,7 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	// of a request sent or a reply to come, is closed). Set on every call,
 	// nil too (context.Background's): a pooled connection must not keep
 	// watching an earlier call's channel.
-	done := ctx.Done()
+	done := watched(ctx).Done()
 	conn.SetWriteCancel(done)
 	conn.SetReadCancel(done)
 	ri := &cs.ri
@@ -491,7 +498,7 @@ var closedCh = func() chan struct{} {
 // failed write, out of step. Error path only.
 func (c *Client) earlyAnswer(ctx context.Context, cs *callState, conn netpoll.Connection, werr error, addr string) error {
 	r := conn.Reader()
-	if r.Len() == 0 || ctx.Err() != nil || c.closed.Load() {
+	if r.Len() == 0 || watched(ctx).Err() != nil || c.closed.Load() {
 		return nil
 	}
 	conn.SetReadCancel(closedCh)
@@ -521,7 +528,7 @@ func (c *Client) ioError(ctx context.Context, cs *callState, err error, deadline
 	if c.closed.Load() {
 		return connError(errClientClosed, what)
 	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
+	if ctxErr := watched(ctx).Err(); ctxErr != nil {
 		return ctxError(ctxErr, what)
 	}
 	if netpoll.IsTimeout(err) {
@@ -548,11 +555,32 @@ func overMaxSize(maxSize int) string {
 // passed, the error wraps context.DeadlineExceeded, as it does when the
 // context was seen done first.
 func (c *Client) timeoutError(cs *callState, deadline time.Time, addr string) error {
+	return c.timeoutErrorWhile(cs, deadline, addr, "")
+}
+
+// muxWaitError returns the call's timeout error, saying where it waited,
+// in place of err, a waitDeadlineError of the multiplexed pool's waits;
+// any other err as it is. Error path only (w escapes: an allocation).
+func (c *Client) muxWaitError(cs *callState, deadline time.Time, addr string, err error) error {
+	var w *waitDeadlineError
+	if !errors.As(err, &w) {
+		return err
+	}
+	terr := c.timeoutErrorWhile(cs, deadline, addr, w.while)
+	if rpcerr.NotSent(err) {
+		return notSent(terr)
+	}
+	return terr
+}
+
+// timeoutErrorWhile is timeoutError whose message says, after "timed out",
+// what the call was doing (while; "": waiting for its reply).
+func (c *Client) timeoutErrorWhile(cs *callState, deadline time.Time, addr, while string) error {
 	msg := "the call of " + cs.ri.Method
 	if addr != "" {
 		msg += " to " + addr
 	}
-	msg += " timed out"
+	msg += " timed out" + while
 	switch {
 	case !deadline.IsZero() && (cs.deadline.IsZero() || deadline.Before(cs.deadline)) || cs.mwDeadline:
 		return rpcerr.Wrap(rpcerr.Timeout, context.DeadlineExceeded, msg+" (the deadline of a middleware's context)")
@@ -574,7 +602,7 @@ func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadli
 	var err error
 	for try := 0; ; try++ {
 		if mc, err = c.mux.get(ctx, addr, deadline); err != nil {
-			return notSent(err)
+			return notSent(c.muxWaitError(cs, deadline, addr, err))
 		}
 		if cs.oneway {
 			break
@@ -589,6 +617,9 @@ func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadli
 	ri.RemoteAddr, ri.LocalAddr = mc.conn.RemoteAddr(), mc.conn.LocalAddr()
 	c.stampTimeout(cs, deadline)
 	gen, err := mc.send(ctx, &cs.hdr, ri.Method, messageType(cs.oneway), ri.SeqID, args, deadline, call)
+	if err != nil {
+		err = c.muxWaitError(cs, deadline, addr, err)
+	}
 	if err != nil || cs.oneway || mc.flushGen.Load() >= gen {
 		// The request has left (a oneway caller flushes its own), was
 		// dropped, or was copied whole into the output (gen 0). Otherwise
@@ -634,9 +665,9 @@ func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadli
 	case <-timeout:
 		mc.timedOut(mc.replies.Load() != replies)
 		return c.giveUp(mc, call, gen, c.timeoutError(cs, deadline, addr))
-	case <-ctx.Done():
+	case <-watched(ctx).Done():
 		cs.timer.Stop()
-		return c.giveUp(mc, call, gen, ctxError(ctx.Err(), "waiting for the reply of "+ri.Method))
+		return c.giveUp(mc, call, gen, ctxError(watched(ctx).Err(), "waiting for the reply of "+ri.Method))
 	}
 }
 

@@ -7,8 +7,8 @@
 // [New] takes the callee's service name and options. Every option's comment
 // states its default; in short:
 //
-//   - addresses: [WithHostPorts] (required without [WithResolver]; round
-//     robin), [WithNetwork] ("tcp");
+//   - addresses: [WithHostPorts] (round robin) or [WithResolver], not
+//     both; [WithNetwork] ("tcp");
 //   - framing: [WithTransport], default TTHeader ([DefaultTransport]); use
 //     Framed or Buffered for Apache Thrift servers;
 //   - time: [WithConnectTimeout] (500ms), [WithRPCTimeout] (1s for the whole

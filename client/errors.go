@@ -1,9 +1,11 @@
 package client
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strconv"
+	"time"
 
 	"github.com/petrel-rpc/petrel/codec/thrift"
 	"github.com/petrel-rpc/petrel/rpcerr"
@@ -116,6 +118,36 @@ func exceptionCode(ae *thrift.ApplicationException) rpcerr.Code {
 	}
 	return rpcerr.Application
 }
+
+// contextTimeout returns err, the call's error, wrapping
+// context.DeadlineExceeded too when it is a Petrel server's timeout
+// exception that the deadline of a context (the caller's, or a
+// middleware's: deadline, the attempt's, earlier than the call's) ended,
+// as timeoutError does when the client's timer sees that deadline first.
+// The server's deadline is the one the client sent, the time left rounded
+// down to whole milliseconds: its exception comes no earlier than a
+// millisecond before the client's deadline. One coming earlier is the
+// server's own timeout, and is left as it is. Error path only.
+func contextTimeout(cs *callState, deadline time.Time, err error) error {
+	if rpcerr.CodeOf(err) != rpcerr.Timeout || deadline.IsZero() || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	byContext := cs.deadline.IsZero() || deadline.Before(cs.deadline) || cs.mwDeadline || cs.ctxDeadline
+	var re *rpcerr.Error
+	var ae *thrift.ApplicationException
+	if !byContext || !errors.As(err, &re) || !errors.As(err, &ae) || time.Until(deadline) > time.Millisecond {
+		return err
+	}
+	return rpcerr.Wrap(rpcerr.Timeout, contextTimeoutCause{ae}, re.Msg)
+}
+
+// contextTimeoutCause is a server's timeout exception that a context's
+// deadline ended: errors.As reaches the exception, errors.Is
+// context.DeadlineExceeded.
+type contextTimeoutCause struct{ ae *thrift.ApplicationException }
+
+func (e contextTimeoutCause) Error() string   { return e.ae.Error() }
+func (e contextTimeoutCause) Unwrap() []error { return []error{e.ae, context.DeadlineExceeded} }
 
 // readBody decodes body into v in the payload protocol of the frame.
 func readBody(body []byte, v thrift.FastCodec, h *transport.Header) error {

@@ -181,10 +181,11 @@ func (f optionFunc) apply(c *config) { f(c) }
 // WithHostPorts sets the static list of server addresses ("host:port"); calls
 // go to them in turn (round robin), so an address listed twice gets twice
 // the calls. Required unless another option supplies addresses; there is no
-// default. Repeated use replaces the list. New fails on a TCP address
-// without a port or with a numeric port outside 1-65535 (a port may also be
-// a service name, such as "http"); with WithNetwork("unix") the addresses
-// are socket paths, taken as they are.
+// default. Repeated use replaces the list. New fails if WithResolver is
+// given too, and on a TCP address without a port or with a numeric port
+// outside 1-65535 (a port may also be a service name, such as "http");
+// with WithNetwork("unix") the addresses are socket paths, taken as they
+// are.
 func WithHostPorts(addrs ...string) Option {
 	list := append([]string(nil), addrs...)
 	return optionFunc(func(c *config) {
@@ -307,10 +308,13 @@ func WithRPCTimeout(d time.Duration) Option {
 // first given is the outermost. A middleware sees the request and result
 // values passed to Call (thrift.FastCodec) and a context carrying the call's
 // rpcinfo, whose Deadline is the call's (the earlier of the caller's and the
-// one the RPC timeout sets). A middleware may call next again after it
-// returns (a retry), but not twice at once: the attempts of one call share
-// its state (sequence id, headers, result). Concurrent attempts are
-// retry.Policy's BackupDelay, which gives each a state of its own.
+// one the RPC timeout sets; its Done closes then). The rpcinfo's SeqID,
+// LocalAddr and RemoteAddr are the attempt's, set inside next: another
+// goroutine may read them only once next has returned. A middleware may
+// call next again after it returns (a retry), but not twice at once: the
+// attempts of one call share its state (sequence id, headers, result).
+// Concurrent attempts are retry.Policy's BackupDelay, which gives each a
+// state of its own.
 func WithMiddleware(mw ...endpoint.Middleware) Option {
 	list := append([]endpoint.Middleware(nil), mw...)
 	return optionFunc(func(c *config) {
@@ -356,10 +360,12 @@ func WithLongConnection(cfg LongPoolConfig) Option {
 // WithMuxConnection shares conns connections per address among all
 // concurrent calls (0: DefaultMuxConnections, 2; at most
 // MaxMuxConnections). Replies are matched to calls by sequence id, and the
-// requests of concurrent callers are written with one flush. It needs the TTHeader transport (the default). A flush
-// that cannot finish within the client's RPC timeout (the peer stopped
-// reading) fails the connection and the calls on it. The default pool is
-// WithLongConnection.
+// requests of concurrent callers are written with one flush. It needs the
+// TTHeader transport (the default). A flush that cannot finish (the peer
+// stopped reading) by the latest deadline of the calls it carries fails
+// the connection and the calls on it; one carrying a call without a
+// deadline, within the client's RPC timeout (WithRPCTimeout; none if 0).
+// The default pool is WithLongConnection.
 func WithMuxConnection(conns int) Option {
 	return optionFunc(func(c *config) {
 		if conns < 0 || conns > MaxMuxConnections {

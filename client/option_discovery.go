@@ -29,7 +29,7 @@ func (d *discConfig) used() bool { return d.resolver != nil || d.balancer != nil
 // are closed (the multiplexed pool's once their calls are answered). The
 // first calls wait for the first resolution, within their deadline; while
 // a resolution fails the client keeps the instances it had. Default: none,
-// the static round robin over WithHostPorts.
+// the static round robin over WithHostPorts; New fails if both are given.
 func WithResolver(r discovery.Resolver) Option {
 	return optionFunc(func(c *config) {
 		if r == nil {
@@ -236,8 +236,8 @@ func (d *discoveryResolver) waitReady(ctx context.Context, deadline time.Time) e
 	select {
 	case <-d.ready:
 		return nil
-	case <-ctx.Done():
-		return ctxError(ctx.Err(), "waiting for the first resolution of "+d.service)
+	case <-watched(ctx).Done():
+		return ctxError(watched(ctx).Err(), "waiting for the first resolution of "+d.service)
 	case <-timeout:
 		return errResolveDeadline
 	}

@@ -61,12 +61,25 @@ func (s *muxSlots) lockDial(ctx context.Context, i int, addr string, deadline ti
 	select {
 	case s.dial[i] <- struct{}{}:
 		return nil
-	case <-ctx.Done():
-		return ctxError(ctx.Err(), "waiting for the dial of a connection to "+addr)
+	case <-watched(ctx).Done():
+		return ctxError(watched(ctx).Err(), "waiting for the dial of a connection to "+addr)
 	case <-timeout:
-		return rpcerr.New(rpcerr.Timeout, "the call's deadline passed while waiting for the dial of a connection to "+addr)
+		return errDialWaitDeadline
 	}
 }
+
+// waitDeadlineError is the error of a wait of the multiplexed pool
+// (lockDial, lockWrite) that the call's deadline ended. callMux turns it
+// into the call's timeoutError, which says whose deadline it was and, for
+// a context's, wraps context.DeadlineExceeded.
+type waitDeadlineError struct{ while string }
+
+func (e *waitDeadlineError) Error() string { return "client: the call's deadline passed" + e.while }
+
+var (
+	errDialWaitDeadline  = &waitDeadlineError{" waiting for another caller's dial of its connection"}
+	errWriteWaitDeadline = &waitDeadlineError{" waiting to write its request behind a flush of earlier requests that the server was not reading"}
+)
 
 func (s *muxSlots) unlockDial(i int) { <-s.dial[i] }
 
@@ -156,11 +169,7 @@ func (p *muxPool) get(ctx context.Context, addr string, deadline time.Time) (*mu
 		conn.Close()
 		return nil, instanceLeft(addr)
 	}
-	// A flush holds the write lock: one stalled by a peer that stops
-	// reading would hold up every caller, so it fails the connection after
-	// writeTimeout instead.
-	conn.SetWriteTimeout(p.writeTimeout)
-	mc := newMuxConn(conn, addr, p.maxSize, p.forget)
+	mc := newMuxConn(conn, addr, p.maxSize, p.writeTimeout, p.forget)
 	p.live[mc] = struct{}{}
 	// Discovery may have dropped addr and listed it again while we dialed:
 	// s went with it, and a connection put there would be reached by no
@@ -268,6 +277,9 @@ type muxConn struct {
 	conn    netpoll.Connection
 	addr    string // the server's address, as the pool was asked for it
 	maxSize int
+	// writeTimeout bounds a flush carrying a frame of a call without a
+	// deadline (0: none); see flushLocked.
+	writeTimeout time.Duration
 
 	// wq is the number of writers committed to taking wmu (a holder that
 	// sees one leaves its flush to them), plus muxFlushing while a flush
@@ -309,14 +321,15 @@ type muxConn struct {
 	rhdr   transport.Header
 }
 
-func newMuxConn(conn netpoll.Connection, addr string, maxSize int, onExit func(*muxConn)) *muxConn {
+func newMuxConn(conn netpoll.Connection, addr string, maxSize int, writeTimeout time.Duration, onExit func(*muxConn)) *muxConn {
 	mc := &muxConn{
-		conn:    conn,
-		addr:    addr,
-		maxSize: maxSize,
-		pending: make(map[int32]*muxCall),
-		done:    make(chan struct{}),
-		onExit:  onExit,
+		conn:         conn,
+		addr:         addr,
+		maxSize:      maxSize,
+		writeTimeout: writeTimeout,
+		pending:      make(map[int32]*muxCall),
+		done:         make(chan struct{}),
+		onExit:       onExit,
 	}
 	go mc.readLoop()
 	return mc
@@ -525,12 +538,11 @@ func (mc *muxConn) lockWrite(ctx context.Context, method string, deadline time.T
 		}
 		select {
 		case <-end:
-		case <-ctx.Done():
-			return ctxError(ctx.Err(), "waiting to write the request of "+method+" to "+mc.addr+
+		case <-watched(ctx).Done():
+			return ctxError(watched(ctx).Err(), "waiting to write the request of "+method+" to "+mc.addr+
 				" behind a flush of earlier requests that the server was not reading")
 		case <-timeout:
-			return rpcerr.New(rpcerr.Timeout, "the call of "+method+" timed out waiting to write its request to "+
-				mc.addr+" behind a flush of earlier requests that the server was not reading")
+			return errWriteWaitDeadline
 		}
 	}
 }
@@ -554,14 +566,23 @@ func (mc *muxConn) flushEndCh() chan struct{} {
 // flushLocked flushes the frames written so far, within the latest
 // deadline of their calls, and fails the connection if that fails. The
 // caller holds wmu and has set muxFlushing in wq, which it clears.
+//
+// A flush holds the write lock: one stalled by a peer that stops reading
+// holds up every caller. It is bounded by the calls it carries, whose own
+// timeouts (WithCallTimeout, WithMethodTimeout, a context's deadline) may
+// be longer than the client's RPC timeout; only a flush carrying a call
+// without a deadline, which nothing else bounds, is cut off after
+// writeTimeout (the client's RPC timeout).
 func (mc *muxConn) flushLocked() error {
 	mc.flushes.Add(1)
 	by := mc.flushBy
+	var timeout time.Duration
 	if mc.flushAny {
-		by = time.Time{} // a call without a deadline: only the write timeout bounds it
+		by, timeout = time.Time{}, mc.writeTimeout
 	}
 	mc.flushBy, mc.flushAny = time.Time{}, false
 	mc.unflushed = 0
+	mc.conn.SetWriteTimeout(timeout)
 	mc.conn.SetWriteDeadline(by)
 	err := mc.conn.Writer().Flush()
 	mc.flushGen.Add(1)

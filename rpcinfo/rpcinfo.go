@@ -5,7 +5,12 @@
 // # Lifetime
 //
 // An [RPCInfo] is filled in by the client or the server before the call's
-// middleware runs and is read-only from then on. Where it comes from a pool
+// middleware runs and is read-only from then on, but for the fields that
+// belong to one attempt of a client call: the client sets SeqID,
+// LocalAddr and RemoteAddr inside the middleware's next (each attempt
+// takes a new sequence id and may go to another server), so a middleware
+// reads them on the goroutine that calls next, or on another only once
+// next has returned (never while it runs). Where it comes from a pool
 // ([Get]/[Put]) it is valid only until the call returns: code that keeps
 // information past the call must copy the fields it needs. The server keeps
 // the RPCInfo inside the per-call context it gives the handler, so there it
