@@ -62,7 +62,6 @@ type connection struct {
 	rtimer       atomic.Pointer[time.Timer] // the reader's deadline timer, reused; armed by the reader goroutine only, stopped by closed
 	rfired       *readAlarm                 // what rtimer sets when it fires; made with rtimer
 	rarmed       int64                      // the deadline rtimer is armed for, 0 if none; reader goroutine only
-	lent         bool                       // Next, Peek or Until returned a slice of in since the last release (Read keeps it then); reader goroutine only
 	wtimer       *time.Timer                // the flusher's deadline timer, reused; guarded by writeMu
 	rcancel      <-chan struct{}            // SetReadCancel's: a waiting read ends when it closes; nil none; reader goroutine only
 	wcancel      <-chan struct{}            // SetWriteCancel's: a Flush waiting for room ends when it closes; nil none; writer goroutine only
@@ -378,7 +377,6 @@ func (c *connection) endReading(reason error) {
 // releaseInput returns the input buffer's memory when it is drained, so an
 // idle connection holds none.
 func (c *connection) releaseInput() {
-	c.lent = false
 	c.in.Release()
 	if c.inGuard.CompareAndSwap(0, 1) {
 		if c.in.Len() == 0 {
@@ -600,7 +598,6 @@ func (c *connection) Next(n int) ([]byte, error) {
 	if err := c.waitRead(n); err != nil {
 		return nil, err
 	}
-	c.lent = true
 	return c.in.Next(n)
 }
 
@@ -609,7 +606,6 @@ func (c *connection) Peek(n int) ([]byte, error) {
 	if err := c.waitRead(n); err != nil {
 		return nil, err
 	}
-	c.lent = true
 	return c.in.Peek(n)
 }
 
@@ -637,7 +633,6 @@ func (c *connection) Until(delim byte) ([]byte, error) {
 		// searched.
 		l := c.in.Len()
 		if i := c.in.IndexByte(delim, searched); i >= 0 {
-			c.lent = true
 			return c.in.Next(i + 1)
 		}
 		searched = l
@@ -704,7 +699,6 @@ func (c *connection) Release() error {
 		c.releaseInput()
 		return nil
 	}
-	c.lent = false
 	return c.in.Release()
 }
 
@@ -715,10 +709,12 @@ func (c *connection) Len() int { return c.in.Len() }
 // empty p waits for nothing; it fails only once Close was called. Once the
 // peer's clean close has been read up to, it returns io.EOF itself, as
 // io.Reader's contract asks (callers compare with ==), not ErrPeerClosed,
-// which the Reader methods return. Read gives back the memory of the input
-// read so far, as Release does, unless a slice from the Reader's Next, Peek
-// or Until has been taken since the last Release: that slice stays valid,
-// and the memory is kept, until the next Release.
+// which the Reader methods return. Read copies into p and then releases
+// the input read so far, as Release does: slices taken with the Reader's
+// Next, Peek or Until stop being valid at a Read (as bufio.Reader's Peek
+// at its next read), so copy them first. (Keeping them instead made a
+// connection read once with Peek and then with Read alone keep every
+// byte its peer sent.)
 func (c *connection) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		if c.shut.Load() {
@@ -733,12 +729,7 @@ func (c *connection) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	n, err := c.in.Read(p)
-	if !c.lent {
-		// Releasing would free the blocks under a slice the reader still
-		// holds (a header taken with Next, the body read with
-		// io.ReadFull), and the next input would overwrite it.
-		c.Release()
-	}
+	c.Release()
 	return n, err
 }
 
