@@ -60,14 +60,13 @@ func NewEventLoop(cfg Config) (*EventLoop, error) {
 // Serve accepts connections from ln and serves them until Shutdown; then it
 // returns nil. ln must be a TCP or Unix listener from the net package, or a
 // type wrapping one that is a syscall.Conn giving its fd (its file
-// descriptor is polled directly). Closing ln (not through Shutdown) ends
-// accepting too, as for net/http: Serve stops listening and returns an
-// error that says so and wraps net.ErrClosed (a wrapper's Accept must
-// return such an error once ln is closed); the connections already
-// accepted are served on until Shutdown. A goroutine waits in ln's Accept
-// to learn of the close; a connection it returns that is not a
-// syscall.Conn is closed. Serve may be called for several listeners at
-// once.
+// descriptor is polled directly: a wrapper's Accept is never called).
+// Closing ln (not through Shutdown) ends accepting too, as for net/http:
+// Serve stops listening and returns an error that says so and wraps
+// net.ErrClosed (a wrapper's close is seen within 50 ms, when its
+// SyscallConn's Control fails, and the error wraps that failure); the
+// connections already accepted are served on until Shutdown. Serve may be
+// called for several listeners at once.
 func (l *EventLoop) Serve(ln net.Listener) error {
 	lis, err := newListener(l, ln)
 	if err != nil {
@@ -536,15 +535,50 @@ func (x *listener) stopLocked() {
 
 // watch starts the goroutine that learns of ln's Close: the poller accepts
 // from a duplicate of ln's fd, which the Close leaves listening, and the
-// kernel says nothing of it. The watcher waits in ln's own Accept, which
-// returns net.ErrClosed at the Close; the listener then stops, and Serve
-// returns an error that says so. A connection the watcher accepts before
-// the poller does is served as the poller's are. Any listener is watched
-// through its Accept, a wrapper's too: one that embeds a net package's
-// listener is a syscall.Conn, and its Close leaves the duplicate listening
-// as well.
+// kernel says nothing of it. For a net package listener the watcher waits
+// in ln's own Accept, which returns net.ErrClosed at the Close; the
+// listener then stops, and Serve returns an error that says so. A
+// connection the watcher accepts before the poller does is served as the
+// poller's are. Another type (one wrapping a net package's listener, whose
+// Close leaves the duplicate listening as well) is not accepted from: its
+// Accept may wrap the connections it returns, giving no fd to serve. Its
+// Close is seen by asking for its fd every watchEvery (watchClosed).
 func (x *listener) watch() {
-	go x.watchLoop(x.ln.Accept)
+	switch ln := x.ln.(type) {
+	case *net.TCPListener:
+		go x.watchLoop(func() (net.Conn, error) { return ln.AcceptTCP() })
+	case *net.UnixListener:
+		go x.watchLoop(func() (net.Conn, error) { return ln.AcceptUnix() })
+	default:
+		go x.watchClosed()
+	}
+}
+
+// watchEvery is how often a wrapped listener is checked for its Close.
+const watchEvery = 50 * time.Millisecond
+
+// watchClosed ends the listener once ln, a wrapper, says its fd is closed
+// (its SyscallConn's Control fails), or once it stops.
+func (x *listener) watchClosed() {
+	defer close(x.watched)
+	t := time.NewTimer(watchEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-x.quit:
+			return
+		case <-t.C:
+		}
+		err := errors.New("its SyscallConn failed")
+		if rc, serr := x.ln.(syscall.Conn).SyscallConn(); serr != nil {
+			err = serr
+		} else if err = rc.Control(func(uintptr) {}); err == nil {
+			t.Reset(watchEvery)
+			continue
+		}
+		x.fail(fmt.Errorf("netpoll: Serve: listener closed: %w", err))
+		return
+	}
 }
 
 func (x *listener) watchLoop(accept func() (net.Conn, error)) {
@@ -576,20 +610,17 @@ func (x *listener) watchLoop(accept func() (net.Conn, error)) {
 		// Out of fds or memory (the poller pauses too), or a deadline the
 		// user set on ln: wait and try again; only a close ends the watch.
 		if !w.wait(x.quit) {
-			// Stopped, and ln closed: a wrapper's Accept may fail with
-			// an error that is not net.ErrClosed, and would fail so on
-			// every try, without a pause.
-			ended = true
+			ended = true // stopped
 			return
 		}
 	}
 }
 
 // adopt serves a connection the watcher accepted: the loop gets a duplicate
-// of its fd, and nc is closed. One that is not a syscall.Conn (a wrapper's
-// Accept may return such) has no fd to poll: it is only closed. Out of fds,
-// adopt waits (w) and tries again rather than drop the connection, until
-// the listener stops.
+// of its fd, and nc is closed. One that is not a syscall.Conn has no fd to
+// poll: it is only closed (the net package's listeners never return such).
+// Out of fds, adopt waits (w) and tries again rather than drop the
+// connection, until the listener stops.
 func (x *listener) adopt(nc net.Conn, w *backoffWait) {
 	defer nc.Close()
 	sc, ok := nc.(syscall.Conn)

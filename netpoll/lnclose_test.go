@@ -15,16 +15,29 @@ import (
 
 // wrappedListener is a common listener wrapper (a keep-alive setting,
 // metrics): it embeds *net.TCPListener, so it is a syscall.Conn and Serve
-// takes it.
+// takes it, and it wraps the connections it accepts, which are then no
+// syscall.Conn.
 type wrappedListener struct{ *net.TCPListener }
+
+type wrappedConn struct{ net.Conn }
+
+func (l wrappedListener) Accept() (net.Conn, error) {
+	c, err := l.TCPListener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return wrappedConn{c}, nil
+}
 
 // TestServeEndsWhenListenerClosed: a listener its user closes (not through
 // Shutdown) ends Serve, with an error saying so, as net/http's Serve does;
 // from then on nothing listens on its address. Serve listened on a
 // duplicate of the listener's fd, so it went on accepting, and serving,
 // after the Close and never returned. So it did for a listener wrapping a
-// *net.TCPListener ("wrapped"), which Serve took but did not watch: every
-// listener is now watched through its own Accept.
+// *net.TCPListener ("wrapped"), which Serve took but did not watch; a first
+// fix watched it through its Accept, which then took most connections from
+// the poller and, getting wrapped ones with no fd, dropped them: each of
+// the connections made first must be served.
 func TestServeEndsWhenListenerClosed(t *testing.T) {
 	for _, name := range []string{"tcp", "unix", "wrapped"} {
 		t.Run(name, func(t *testing.T) {
@@ -51,6 +64,18 @@ func TestServeEndsWhenListenerClosed(t *testing.T) {
 			defer loop.Shutdown(context.Background())
 			done := make(chan error, 1)
 			go func() { done <- loop.Serve(ln) }()
+			for i := range 20 {
+				c, err := net.Dial(network, addr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c.SetDeadline(time.Now().Add(5 * time.Second))
+				c.Write([]byte("x"))
+				if _, err := c.Read(make([]byte, 1)); err != nil {
+					t.Fatalf("connection %d, before the close: %v", i, err)
+				}
+				c.Close()
+			}
 			c, err := net.Dial(network, addr) // served once this is echoed
 			if err != nil {
 				t.Fatal(err)
