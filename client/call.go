@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -101,30 +100,12 @@ type callContext struct {
 	cs     *callState      // the call's state while the call runs (live)
 	gen    uint64          // cs.gen during the call
 	dl     int64           // the call's deadline, UnixNano (0: none); set before the context is handed out
-
-	// bound is set by the first Done: context.WithDeadline(parent, dl)
-	// if the call's deadline is earlier than the parent's, else
-	// doneAsked; so that a call no middleware asks for Done pays for no
-	// timer. It is never canceled but by its deadline or its parent.
-	bound atomic.Pointer[boundContext]
-}
-
-// doneAsked is callContext.bound once Done was asked for and found the
-// parent's Done enough (see watched).
-var doneAsked = new(boundContext)
-
-type boundContext struct {
-	ctx    context.Context
-	cancel context.CancelFunc // called only when another goroutine's bound came first: the timer is meant to run until the deadline
 }
 
 // live reports whether the call runs: its state has not been put back.
 func (c *callContext) live() bool { return c.cs.gen.Load() == c.gen }
 
 // Value answers rpcinfo's key with the call's RPCInfo while the call runs.
-// Other keys are the caller's context's, through the bound context once
-// made: the context package then finds the bound's cancelCtx, whose Done
-// is ours, and links a context derived from ours to it without a goroutine.
 func (c *callContext) Value(key any) any {
 	switch key {
 	case rpcinfo.ContextKey():
@@ -138,96 +119,21 @@ func (c *callContext) Value(key any) any {
 		}
 		return nil
 	}
-	if b := c.bound.Load(); b != nil && b != doneAsked {
-		return b.ctx.Value(key)
-	}
 	return c.parent.Value(key)
 }
 
 // Deadline is the call's: the earlier of the caller's context's and the
 // one its timeout sets, so that a middleware (the retry middleware above
-// all) sees the time the call has left. Done and Err honour it: Done
-// closes, and Err returns context.DeadlineExceeded, at the call's
-// deadline (and with the caller's context before), so that a context a
-// middleware derives (context.WithTimeout) is bounded by it, as the
-// context contract wants. When the call's deadline is earlier than the
-// caller's context's, Done is that of a context.WithDeadline of the
-// caller's context made at the first Done, whose timer runs until the
-// deadline or the caller's context's end, even past the call, so that a
-// context kept past the call stays the caller's context bounded by the
-// call's deadline. The call path itself watches the caller's context
-// only (watched) and enforces the deadline with its own timers.
+// all) sees the time the call has left. Done and Err are the caller's
+// context's: the client enforces the timeout itself.
 func (c *callContext) Deadline() (time.Time, bool) {
 	if c.dl != 0 {
 		return time.Unix(0, c.dl), true
 	}
 	return c.parent.Deadline()
 }
-func (c *callContext) Done() <-chan struct{} { return c.honouring().Done() }
-
-// Err is that of the context whose Done was handed out; before Done is
-// asked for, the caller's context's, or context.DeadlineExceeded once the
-// call's deadline has passed, read from the clock: a middleware that only
-// asks Err (a circuit breaker skipping calls out of time) makes no timer.
-func (c *callContext) Err() error {
-	b := c.bound.Load()
-	if b != nil && b != doneAsked {
-		return b.ctx.Err()
-	}
-	if err := c.parent.Err(); err != nil || b == doneAsked {
-		return err // doneAsked: Done is the parent's
-	}
-	if c.dl != 0 && c.dl != math.MaxInt64 && time.Now().UnixNano() >= c.dl {
-		return context.DeadlineExceeded
-	}
-	return nil
-}
-
-// honouring returns the context whose Done is the call's: the
-// parent if its own deadline is no later than the call's (or the call has
-// none, or one past 2262, in effect none), else the bound context, made
-// now if need be.
-func (c *callContext) honouring() context.Context {
-	if b := c.bound.Load(); b == doneAsked {
-		return c.parent
-	} else if b != nil {
-		return b.ctx
-	}
-	if c.dl == 0 || c.dl == math.MaxInt64 {
-		c.bound.CompareAndSwap(nil, doneAsked)
-		return c.parent
-	}
-	if d, ok := c.parent.Deadline(); ok && deadline.UnixNano(d) <= c.dl {
-		c.bound.CompareAndSwap(nil, doneAsked)
-		return c.parent
-	}
-	ctx, cancel := context.WithDeadline(c.parent, time.Unix(0, c.dl))
-	if !c.bound.CompareAndSwap(nil, &boundContext{ctx: ctx, cancel: cancel}) {
-		cancel() // another goroutine's came first
-		return c.bound.Load().ctx
-	}
-	return ctx
-}
-
-// watched returns the context whose Done and Err the call path watches
-// for ctx: the caller's context when ctx is the call's own, whose deadline
-// the call path enforces with its own timers and reports as timeoutError
-// says, so that no timer is made for it (see callContext.Done). So too
-// for a context a middleware derived from the call's while no Done of the
-// call's context was asked for: a context.WithCancel or WithTimeout of it
-// asks as it is made, so ctx only adds values (context.WithValue) or a
-// Deadline (the retry middleware's AttemptTimeout), which the call path
-// reads from ctx. (A context type of one's own whose Done is not its
-// parent's and that never asks for it is not watched.)
-func watched(ctx context.Context) context.Context {
-	if c, ok := ctx.(*callContext); ok {
-		return c.parent
-	}
-	if cs := stateOf(ctx); cs != nil && cs.c.bound.Load() == nil {
-		return cs.c.parent
-	}
-	return ctx
-}
+func (c *callContext) Done() <-chan struct{} { return c.parent.Done() }
+func (c *callContext) Err() error            { return c.parent.Err() }
 
 // setDeadline sets the call's deadline (zero: none), before its context is
 // handed out. The context holds it as UnixNano, which reaches only from 1678

@@ -240,7 +240,7 @@ func (c *Client) invoke(ctx context.Context, req, resp any) error {
 			deadline = d
 		}
 	}
-	if err := watched(ctx).Err(); err != nil {
+	if err := ctx.Err(); err != nil {
 		return ctxError(err, "before calling "+cs.ri.Method)
 	}
 	// The deadline is checked before the pick, which the attempt then
@@ -316,7 +316,7 @@ const drainPicks = 3
 // refusal, as the attempt was.
 func (c *Client) pickOther(ctx context.Context, cs *callState, deadline time.Time, refused []string, refusal error) (string, bool) {
 	for range drainPicks {
-		if watched(ctx).Err() != nil {
+		if ctx.Err() != nil {
 			return "", false
 		}
 		addr, err := c.pick(ctx, cs, deadline)
@@ -407,7 +407,7 @@ func (c *Client) callPooled(ctx context.Context, cs *callState, addr string, dea
 	// of a request sent or a reply to come, is closed). Set on every call,
 	// nil too (context.Background's): a pooled connection must not keep
 	// watching an earlier call's channel.
-	done := watched(ctx).Done()
+	done := ctx.Done()
 	conn.SetWriteCancel(done)
 	conn.SetReadCancel(done)
 	ri := &cs.ri
@@ -498,7 +498,7 @@ var closedCh = func() chan struct{} {
 // failed write, out of step. Error path only.
 func (c *Client) earlyAnswer(ctx context.Context, cs *callState, conn netpoll.Connection, werr error, addr string) error {
 	r := conn.Reader()
-	if r.Len() == 0 || watched(ctx).Err() != nil || c.closed.Load() {
+	if r.Len() == 0 || ctx.Err() != nil || c.closed.Load() {
 		return nil
 	}
 	conn.SetReadCancel(closedCh)
@@ -528,7 +528,7 @@ func (c *Client) ioError(ctx context.Context, cs *callState, err error, deadline
 	if c.closed.Load() {
 		return connError(errClientClosed, what)
 	}
-	if ctxErr := watched(ctx).Err(); ctxErr != nil {
+	if ctxErr := ctx.Err(); ctxErr != nil {
 		return ctxError(ctxErr, what)
 	}
 	if netpoll.IsTimeout(err) {
@@ -665,9 +665,9 @@ func (c *Client) callMux(ctx context.Context, cs *callState, addr string, deadli
 	case <-timeout:
 		mc.timedOut(mc.replies.Load() != replies)
 		return c.giveUp(mc, call, gen, c.timeoutError(cs, deadline, addr))
-	case <-watched(ctx).Done():
+	case <-ctx.Done():
 		cs.timer.Stop()
-		return c.giveUp(mc, call, gen, ctxError(watched(ctx).Err(), "waiting for the reply of "+ri.Method))
+		return c.giveUp(mc, call, gen, ctxError(ctx.Err(), "waiting for the reply of "+ri.Method))
 	}
 }
 

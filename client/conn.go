@@ -84,14 +84,14 @@ func (d *dialer) dial(ctx context.Context, addr string, deadline time.Time, own 
 		}
 	}
 	nd := netpoll.Dialer{Timeout: timeout}
-	// Not ctx itself: a multiplexed slot's dial, shared by the calls
-	// waiting for it, must not end with the call that started it, and the
-	// call's deadline is the dialer's timeout's (byCall). ctx's end is
-	// linked in for a dial of the call's own (watched: not as a timer).
+	// Not ctx itself: the call's context reports the call's deadline but
+	// is not done at it (the client enforces it), and a context derived
+	// from it would wait for that. The caller's own context is honest;
+	// ctx's end is linked in.
 	dctx, cancel := context.WithCancel(outliving(ctx))
 	defer cancel()
 	if own {
-		defer context.AfterFunc(watched(ctx), cancel)()
+		defer context.AfterFunc(ctx, cancel)()
 	}
 	if d.closing != nil {
 		defer context.AfterFunc(d.closing, cancel)()
@@ -101,7 +101,7 @@ func (d *dialer) dial(ctx context.Context, addr string, deadline time.Time, own 
 		if d.closing != nil && d.closing.Err() != nil {
 			return nil, connError(errClientClosed, "dialing "+addr)
 		}
-		if ctxErr := watched(ctx).Err(); ctxErr != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxError(ctxErr, "dialing "+addr)
 		}
 		if byCall && netpoll.IsTimeout(err) {

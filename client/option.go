@@ -308,7 +308,13 @@ func WithRPCTimeout(d time.Duration) Option {
 // first given is the outermost. A middleware sees the request and result
 // values passed to Call (thrift.FastCodec) and a context carrying the call's
 // rpcinfo, whose Deadline is the call's (the earlier of the caller's and the
-// one the RPC timeout sets; its Done closes then). The rpcinfo's SeqID,
+// one the RPC timeout sets) while its Done and Err are the caller's
+// context's: the client enforces the RPC timeout with its own timers. A
+// context a middleware derives from it with a later deadline of its own
+// (context.WithTimeout) therefore gets no timer, the context package
+// trusting Deadline, and is done only with the caller's context (a known
+// limitation: making Done close at the call's deadline cost a timer a call
+// and broke context.WithoutCancel). The rpcinfo's SeqID,
 // LocalAddr and RemoteAddr are the attempt's, set inside next: another
 // goroutine may read them only once next has returned. A middleware may
 // call next again after it returns (a retry), but not twice at once: the

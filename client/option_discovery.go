@@ -236,8 +236,8 @@ func (d *discoveryResolver) waitReady(ctx context.Context, deadline time.Time) e
 	select {
 	case <-d.ready:
 		return nil
-	case <-watched(ctx).Done():
-		return ctxError(watched(ctx).Err(), "waiting for the first resolution of "+d.service)
+	case <-ctx.Done():
+		return ctxError(ctx.Err(), "waiting for the first resolution of "+d.service)
 	case <-timeout:
 		return errResolveDeadline
 	}

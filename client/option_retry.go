@@ -113,10 +113,7 @@ func (c *Client) fork(ctx context.Context, resp any) (context.Context, any, <-ch
 		}
 		aresp = reflect.New(rv.Type().Elem()).Interface()
 	}
-	// ctx's values, and the cancellation the call path watches for ctx:
-	// not the call's deadline as a timer (the attempt enforces its own,
-	// setDeadline's).
-	base, cancel := context.WithCancel(valuesOf{watched(ctx), ctx})
+	base, cancel := context.WithCancel(ctx)
 	cs := getCallState(base)
 	cs.ri = parent.ri
 	cs.ri.SeqID = c.seq.Add(1)
@@ -182,15 +179,6 @@ func notSent(err error) error {
 	}
 	return &notSentError{err: err}
 }
-
-// valuesOf is a context whose values are vals' and whose Deadline, Done
-// and Err are the embedded context's.
-type valuesOf struct {
-	context.Context
-	vals context.Context
-}
-
-func (v valuesOf) Value(key any) any { return v.vals.Value(key) }
 
 // outliving returns the context to give code that may keep it after the
 // call ends (a dial shared by later calls): the caller's own context

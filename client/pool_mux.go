@@ -61,8 +61,8 @@ func (s *muxSlots) lockDial(ctx context.Context, i int, addr string, deadline ti
 	select {
 	case s.dial[i] <- struct{}{}:
 		return nil
-	case <-watched(ctx).Done():
-		return ctxError(watched(ctx).Err(), "waiting for the dial of a connection to "+addr)
+	case <-ctx.Done():
+		return ctxError(ctx.Err(), "waiting for the dial of a connection to "+addr)
 	case <-timeout:
 		return errDialWaitDeadline
 	}
@@ -538,8 +538,8 @@ func (mc *muxConn) lockWrite(ctx context.Context, method string, deadline time.T
 		}
 		select {
 		case <-end:
-		case <-watched(ctx).Done():
-			return ctxError(watched(ctx).Err(), "waiting to write the request of "+method+" to "+mc.addr+
+		case <-ctx.Done():
+			return ctxError(ctx.Err(), "waiting to write the request of "+method+" to "+mc.addr+
 				" behind a flush of earlier requests that the server was not reading")
 		case <-timeout:
 			return errWriteWaitDeadline
