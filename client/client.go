@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -288,6 +289,23 @@ func (c *Client) attempt(ctx context.Context, cs *callState, addr string, deadli
 	if c.fb != nil {
 		start = time.Now()
 	}
+	reported := false
+	if c.fb != nil || cs.gov.breaker != nil {
+		// A codec that panics (or calls runtime.Goexit) ends the call by
+		// it; the pick is still reported, once, as loadbalance.Feedback
+		// asks (P2C kept the address's call in flight for good), and the
+		// breaker's ticket given back.
+		defer func() {
+			if reported {
+				return
+			}
+			r := recover()
+			c.attemptDone(cs, addr, start, rpcerr.New(rpcerr.Internal, fmt.Sprintf("client: the call of %s ended by a panic: %v", cs.ri.Method, r)))
+			if r != nil {
+				panic(r)
+			}
+		}()
+	}
 	var err error
 	if c.mux != nil {
 		err = c.callMux(ctx, cs, addr, deadline, args, result)
@@ -297,13 +315,20 @@ func (c *Client) attempt(ctx context.Context, cs *callState, addr string, deadli
 	if err != nil {
 		err = contextTimeout(cs, deadline, err)
 	}
+	reported = true
+	c.attemptDone(cs, addr, start, err)
+	return err
+}
+
+// attemptDone reports an attempt's end to the balancer and the instance
+// breaker.
+func (c *Client) attemptDone(cs *callState, addr string, start time.Time, err error) {
 	if c.fb != nil {
 		c.fb.Done(addr, time.Since(start), err)
 	}
 	if cs.gov.breaker != nil {
 		c.instanceDone(cs, err)
 	}
-	return err
 }
 
 // drainPicks bounds the instances a call is sent to after refusals by
