@@ -8,7 +8,6 @@ import (
 
 	"github.com/petrel-rpc/petrel/client"
 	"github.com/petrel-rpc/petrel/discovery"
-	"github.com/petrel-rpc/petrel/endpoint"
 	"github.com/petrel-rpc/petrel/transport"
 )
 
@@ -33,16 +32,6 @@ func (b *countingLB) Done(string, time.Duration, error) { b.dones.Add(1) }
 // address then stayed up for good (P2C avoided it; since c0320b7 a departed
 // address with calls in flight was kept in p2cState.gone for ever).
 func TestCodecPanicStillReportsDone(t *testing.T) {
-	recoverMW := func(next endpoint.Endpoint) endpoint.Endpoint {
-		return func(ctx context.Context, req, resp any) (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					err = nil
-				}
-			}()
-			return next(ctx, req, resp)
-		}
-	}
 	for _, s := range []setup{
 		{"short", transport.TTHeader, client.WithShortConnection()},
 		{"long", transport.TTHeader, client.WithLongConnection(client.LongPoolConfig{})},

@@ -36,16 +36,6 @@ func (s *testServer) openServerConns() int {
 // such panic kept one connection open (and counted in PoolStats.Open) until
 // Close.
 func TestCodecPanicClosesPooledConnection(t *testing.T) {
-	recoverMW := func(next endpoint.Endpoint) endpoint.Endpoint {
-		return func(ctx context.Context, req, resp any) (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					err = nil
-				}
-			}()
-			return next(ctx, req, resp)
-		}
-	}
 	pools := []setup{
 		{"short", transport.TTHeader, client.WithShortConnection()},
 		{"long", transport.TTHeader, client.WithLongConnection(client.LongPoolConfig{})},
@@ -155,5 +145,18 @@ func TestResultCodecPanicOnMux(t *testing.T) {
 	}
 	if n := client.MuxConns(c); n != 1 {
 		t.Fatalf("%d multiplexed connections after the panics, want the one", n)
+	}
+}
+
+// recoverMW is a middleware that recovers a panic of the call (as services
+// often have one), ending the call without an error.
+func recoverMW(next endpoint.Endpoint) endpoint.Endpoint {
+	return func(ctx context.Context, req, resp any) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = nil
+			}
+		}()
+		return next(ctx, req, resp)
 	}
 }

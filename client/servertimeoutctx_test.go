@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petrel-rpc/petrel/client"
 	"github.com/petrel-rpc/petrel/rpcerr"
 )
 
@@ -23,24 +24,34 @@ func TestServerTimeoutWrapsContextDeadline(t *testing.T) {
 	for _, s := range ttheaderSetups() {
 		t.Run(s.name, func(t *testing.T) {
 			c := newClient(t, addr, s)
-			bad := 0
-			var last error
-			const n = 10
-			for range n {
-				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
-				_, err := echo(ctx, c, &echoArgs{SleepMs: 300})
-				cancel()
-				if rpcerr.CodeOf(err) != rpcerr.Timeout {
-					t.Fatalf("got %v, want a timeout", err)
-				}
-				if !errors.Is(err, context.DeadlineExceeded) {
-					bad++
-					last = err
-				}
-			}
-			if bad > 0 {
-				t.Errorf("%d of %d calls ended by their context's deadline do not wrap context.DeadlineExceeded; last: %v", bad, n, last)
-			}
+			checkCtxDeadline(t, c, 30*time.Millisecond, &echoArgs{SleepMs: 300}, "at the server")
 		})
+	}
+}
+
+// checkCtxDeadline makes 10 calls of args with a context deadline of
+// timeout (earlier than any RPC timeout) and fails unless each error is a
+// Timeout wrapping context.DeadlineExceeded, as timeoutError makes it when
+// the deadline passes while the call waits for its reply; where says where
+// the deadline is meant to pass.
+func checkCtxDeadline(t *testing.T, c *client.Client, timeout time.Duration, args *echoArgs, where string) {
+	t.Helper()
+	bad := 0
+	var last error
+	const n = 10
+	for range n {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		_, err := echo(ctx, c, args)
+		cancel()
+		if rpcerr.CodeOf(err) != rpcerr.Timeout {
+			t.Fatalf("got %v, want a timeout", err)
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			bad++
+			last = err
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d calls ended by their context's deadline %s do not wrap context.DeadlineExceeded; last: %v", bad, n, where, last)
 	}
 }
