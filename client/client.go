@@ -300,7 +300,13 @@ func (c *Client) attempt(ctx context.Context, cs *callState, addr string, deadli
 				return
 			}
 			r := recover()
-			c.attemptDone(cs, addr, start, rpcerr.New(rpcerr.Internal, fmt.Sprintf("client: the call of %s ended by a panic: %v", cs.ri.Method, r)))
+			why := "runtime.Goexit"
+			if r != nil {
+				why = fmt.Sprintf("a panic: %v", r)
+			}
+			// The client's own doing (a codec's bug), not the server's:
+			// the breaker counts it neither way.
+			c.attemptDone(cs, addr, start, &abandonedError{rpcerr.New(rpcerr.Internal, "client: the call of "+cs.ri.Method+" ended by "+why)})
 			if r != nil {
 				panic(r)
 			}

@@ -38,6 +38,14 @@ func (e *closedError) Unwrap() error       { return e.err }
 func (e *closedError) Final() bool         { return true }
 func (e *closedError) CallAbandoned() bool { return true }
 
+// abandonedError marks err as the client's own doing (rpcerr.Abandoned):
+// the circuit breakers count it neither way.
+type abandonedError struct{ err error }
+
+func (e *abandonedError) Error() string       { return e.err.Error() }
+func (e *abandonedError) Unwrap() error       { return e.err }
+func (e *abandonedError) CallAbandoned() bool { return true }
+
 // connError classifies why a connection failed: a transport error for bad
 // bytes keeps its code (Protocol); anything else is a Connection error.
 func connError(cause error, msg string) error {
