@@ -576,6 +576,11 @@ func (x *listener) watchClosed() {
 			t.Reset(watchEvery)
 			continue
 		}
+		if !errors.Is(err, net.ErrClosed) {
+			// An *os.File's RawConn says os.ErrClosed: Serve's error
+			// wraps net.ErrClosed whatever the wrapper's fd is.
+			err = fmt.Errorf("%w (%w)", net.ErrClosed, err)
+		}
 		x.fail(fmt.Errorf("netpoll: Serve: listener closed: %w", err))
 		return
 	}
