@@ -19,7 +19,8 @@ import (
 // write timeout, or the close of the SetWriteCancel channel).
 type Connection interface {
 	net.Conn
-	// Reader returns the nocopy read side.
+	// Reader returns the nocopy read side. Its slices stay valid until its
+	// Release, or until a Read (net.Conn's), which releases too.
 	Reader() buf.Reader
 	// Writer returns the nocopy write side.
 	Writer() buf.Writer
