@@ -613,7 +613,7 @@ func (c *Client) timeoutErrorWhile(cs *callState, deadline time.Time, addr, whil
 	}
 	msg += " timed out" + while
 	switch {
-	case !deadline.IsZero() && (cs.deadline.IsZero() || deadline.Before(cs.deadline)) || cs.mwDeadline:
+	case middlewareDeadline(cs, deadline):
 		return rpcerr.Wrap(rpcerr.Timeout, context.DeadlineExceeded, msg+" (the deadline of a middleware's context)")
 	case cs.ctxDeadline:
 		return rpcerr.Wrap(rpcerr.Timeout, context.DeadlineExceeded, msg+" (the deadline of the caller's context)")
@@ -621,6 +621,12 @@ func (c *Client) timeoutErrorWhile(cs *callState, deadline time.Time, addr, whil
 		msg += " (RPC timeout " + cs.ri.Timeout.String() + ")"
 	}
 	return rpcerr.New(rpcerr.Timeout, msg)
+}
+
+// middlewareDeadline reports whether deadline, the attempt's, is a
+// middleware's context's: earlier than the call's own, or the only one.
+func middlewareDeadline(cs *callState, deadline time.Time) bool {
+	return !deadline.IsZero() && (cs.deadline.IsZero() || deadline.Before(cs.deadline)) || cs.mwDeadline
 }
 
 // callMux runs a call on a shared connection: register, write (the last of

@@ -16,7 +16,7 @@ var (
 	// errClientClosed reports a call on a closed Client: a Connection
 	// error that no retry can mend (rpcerr.Final) and that the circuit
 	// breakers do not count (rpcerr.Abandoned).
-	errClientClosed error = &closedError{rpcerr.New(rpcerr.Connection, "client: the client is closed")}
+	errClientClosed error = &closedError{abandonedError{rpcerr.New(rpcerr.Connection, "client: the client is closed")}}
 	// errDrained is why a multiplexed connection closes after the server
 	// asked to drop it.
 	errDrained = errors.New("client: connection dropped at the server's request")
@@ -31,12 +31,9 @@ var (
 // too: closing the client is the caller's own doing, and a breaker shared
 // with another client of the service (WithCircuitBreaker's Group) must
 // not open because Close ended the calls in flight.
-type closedError struct{ err error }
+type closedError struct{ abandonedError }
 
-func (e *closedError) Error() string       { return e.err.Error() }
-func (e *closedError) Unwrap() error       { return e.err }
-func (e *closedError) Final() bool         { return true }
-func (e *closedError) CallAbandoned() bool { return true }
+func (e *closedError) Final() bool { return true }
 
 // abandonedError marks err as the client's own doing (rpcerr.Abandoned):
 // the circuit breakers count it neither way.
@@ -140,7 +137,7 @@ func contextTimeout(cs *callState, deadline time.Time, err error) error {
 	if rpcerr.CodeOf(err) != rpcerr.Timeout || deadline.IsZero() || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	byContext := cs.deadline.IsZero() || deadline.Before(cs.deadline) || cs.mwDeadline || cs.ctxDeadline
+	byContext := middlewareDeadline(cs, deadline) || cs.ctxDeadline
 	var re *rpcerr.Error
 	var ae *thrift.ApplicationException
 	if !byContext || !errors.As(err, &re) || !errors.As(err, &ae) || time.Until(deadline) > time.Millisecond {
