@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/petrel-rpc/petrel/codec/thrift"
+	"github.com/petrel-rpc/petrel/internal/codecsize"
 	"github.com/petrel-rpc/petrel/rpcerr"
 	"github.com/petrel-rpc/petrel/stats"
 )
@@ -67,24 +68,11 @@ func (c *Client) callTraced(cs *callState, args, result thrift.FastCodec, resp a
 	st.End = time.Now()
 	st.Error = err
 	if args != nil && !st.Send.IsZero() {
-		st.RequestSize = codecLength(args)
+		st.RequestSize = codecsize.Of(args)
 	}
 	if result != nil && st.ResponseSize == 0 && !st.Receive.IsZero() && err == nil {
-		st.ResponseSize = codecLength(result)
+		st.ResponseSize = codecsize.Of(result)
 	}
 	tr.Finish(ctx, st)
 	return err
-}
-
-// codecLength returns v.BLength() for the tracer, or 0 if it panics (a
-// hand-written codec's bug): the call is over, its reply decoded, and
-// sizing it must not skip the tracer's Finish, which callTraced's
-// recovery no longer covers then (as the server's resultLength).
-func codecLength(v thrift.FastCodec) (n int) {
-	defer func() {
-		if recover() != nil {
-			n = 0
-		}
-	}()
-	return v.BLength()
 }

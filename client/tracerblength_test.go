@@ -19,9 +19,9 @@ func (*panicLenResult) BLength() int { panic("result BLength bug") }
 // after the call, and did so outside the recovery that gives the tracer
 // its Finish when the call panics: a result codec whose BLength panicked
 // left the tracer without Finish (an in-flight gauge stuck at +1, a span
-// never ended). As the server's sizing (server/option_tracer.go
-// resultLength), a size that cannot be read is 0: the call, decoded
-// already, succeeds and is finished.
+// never ended). As for the server's tracer (internal/codecsize), a size
+// that cannot be read is 0: the call, decoded already, succeeds and is
+// finished.
 func TestTracerFinishesWhenResultBLengthPanics(t *testing.T) {
 	_, addr := startPetrel(t)
 	tr := &finishCounter{}

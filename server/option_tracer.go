@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/petrel-rpc/petrel/codec/thrift"
+	"github.com/petrel-rpc/petrel/internal/codecsize"
 	"github.com/petrel-rpc/petrel/rpcerr"
 	"github.com/petrel-rpc/petrel/stats"
 )
@@ -44,7 +45,7 @@ func (c *call) serveTraced(cctx *callCtx, result thrift.FastCodec, flush bool) {
 			c.writeReply(result, err, flush || err == errGoexit)
 			st.Send = time.Now()
 			if err == nil && result != nil {
-				st.ResponseSize = resultLength(result)
+				st.ResponseSize = codecsize.Of(result)
 			}
 		}
 		if err == errGoexit && !flush {
@@ -60,19 +61,6 @@ func (c *call) serveTraced(cctx *callCtx, result thrift.FastCodec, flush bool) {
 		return
 	}
 	err = c.invoke(ctx, result) // err stays errGoexit if the handler ends the goroutine
-}
-
-// resultLength returns result.BLength() for the tracer, or 0 if it panics:
-// the reply is written first, so a codec that panics (a hand-written
-// codec's bug) has been answered with an INTERNAL_ERROR by then, and
-// counted, as without a tracer; sizing it must not skip the rest.
-func resultLength(result thrift.FastCodec) (n int) {
-	defer func() {
-		if recover() != nil {
-			n = 0
-		}
-	}()
-	return result.BLength()
 }
 
 // finishTrace calls tr.Finish, counting a panic in it in Stats().Panics:
