@@ -630,7 +630,7 @@ func (x *listener) adopt(nc net.Conn, w *backoffWait) {
 	defer nc.Close()
 	sc, ok := nc.(syscall.Conn)
 	if !ok {
-		return // a wrapper's connection that gives no fd: nothing to poll
+		return // no fd to poll (the net package's listeners never return such)
 	}
 	rc, err := sc.SyscallConn()
 	if err != nil {
